@@ -1,0 +1,51 @@
+/** The command line: one sub-command per file, parsed with commander. */
+import { Command, InvalidArgumentError } from "commander";
+import { VERSION } from "../version.js";
+import { addConnectionOptions } from "./options.js";
+import { serveCommand } from "./serve.js";
+import { queryCommand } from "./query.js";
+
+function whole(name: string) {
+  return (v: string): string => {
+    if (!/^\d+$/.test(v)) throw new InvalidArgumentError(`${name} must be a whole number`);
+    return v;
+  };
+}
+
+export function program(): Command {
+  const prog = new Command("mesh-provisioner")
+    .description("The provisioning server of a NATS mesh: keeps the registry, projects the node buckets, answers mesh-provisioner.provisioning")
+    .version(VERSION)
+    .showHelpAfterError()
+    .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+
+  addConnectionOptions(prog.command("serve").description("run the service (until SIGTERM or SIGINT)"))
+    .option("--registry-interval <duration>", "how often the registry is reconciled, such as 30s or 1h", "1h")
+    .option("--seat-ttl <duration>", "the seat's lease time", "10s")
+    .option("--replicas <n>", "replicas of the buckets it creates", whole("--replicas"), "1")
+    .option("--max-wait <duration>", "longest wait of a minRevision request before 504", "5s")
+    .option("--drift-delay <duration>", "how soon a drifted registry is repaired", "250ms")
+    .option("--http <host:port>", "serve /healthz, /readyz and /metrics there")
+    .option("--log-level <level>", "fatal, error, warn, info, debug or trace (env LOG_LEVEL)")
+    .action((flags) => serveCommand(flags));
+
+  addConnectionOptions(
+    prog
+      .command("query")
+      .description("ask the verb, following next to the end, and print a table (or JSON)")
+      .argument("<what>", "registry, needs, applied or collect"),
+  )
+    .option("--node <node>", "narrow to one node")
+    .option("--module <module>", "narrow to one module (needs, applied)")
+    .option("--contributor <contributor>", "narrow to one contributor (collect)")
+    .option("--collection <name>", "narrow to one collection, by its name (collect)")
+    .option("--limit <n>", "entries per page", whole("--limit"))
+    .option("--min-revision <n>", "answer only once the projection reached this revision", whole("--min-revision"))
+    .option("--timeout <ms>", "how long to wait for each page", whole("--timeout"), "10000")
+    .option("--json", "print the merged answer as JSON")
+    .action((what: string, flags) => queryCommand(what, flags));
+
+  return prog;
+}
+
+await program().parseAsync(process.argv);

@@ -1,0 +1,16 @@
+/** Flags shared by every command that talks to the bus: the same names and environment as the nats CLI. */
+import type { Command } from "commander";
+
+export function addConnectionOptions(cmd: Command): Command {
+  return cmd
+    .option("-s, --server <urls>", "NATS server URLs, comma separated (env NATS_URL; default nats://127.0.0.1:4222)")
+    .option("--creds <file>", "user credentials file (env NATS_CREDS)")
+    .option("--nkey <file>", "nkey seed file (env NATS_NKEY)")
+    .option("--user <user>", "user name (env NATS_USER)")
+    .option("--password <password>", "password (env NATS_PASSWORD)")
+    .option("--token <token>", "authentication token (env NATS_TOKEN)")
+    .option("--tlsca <file>", "CA certificate to verify the server (env NATS_CA)")
+    .option("--tlscert <file>", "client certificate (env NATS_CERT)")
+    .option("--tlskey <file>", "client certificate's private key (env NATS_KEY)")
+    .option("--inbox-prefix <prefix>", "prefix of this client's inboxes, for narrow grants (env NATS_INBOX_PREFIX)");
+}

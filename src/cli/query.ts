@@ -1,0 +1,42 @@
+/** `mesh-provisioner query <what>`: ask the verb, follow `next` to the end, print a table or the merged JSON. */
+import { connectionConfig, type ConnectionFlags } from "../config.js";
+import { connectBus } from "../connect.js";
+import { ProvisionerError } from "../errors.js";
+import { WHATS } from "../keys/mod.js";
+import { askAll } from "../verb/client.js";
+import { failAndExit } from "./fail.js";
+import { formatAnswer } from "./table.js";
+
+export type QueryFlags = ConnectionFlags & {
+  node?: string;
+  module?: string;
+  contributor?: string;
+  collection?: string;
+  limit?: string;
+  minRevision?: string;
+  json?: boolean;
+  timeout?: string;
+};
+
+export async function queryCommand(what: string, flags: QueryFlags): Promise<void> {
+  try {
+    if (!(WHATS as readonly string[]).includes(what)) {
+      throw new ProvisionerError("CONFIG", `"${what}" is not something to query: use one of ${WHATS.join(", ")}`);
+    }
+    const request: Record<string, unknown> = { what };
+    for (const f of ["node", "module", "contributor", "collection"] as const) {
+      if (flags[f] !== undefined) request[f] = flags[f];
+    }
+    if (flags.limit !== undefined) request["limit"] = Number(flags.limit);
+    if (flags.minRevision !== undefined) request["minRevision"] = Number(flags.minRevision);
+    const nc = await connectBus(connectionConfig(flags), "mesh-provisioner query");
+    try {
+      const answer = await askAll(nc, request, { timeoutMs: flags.timeout ? Number(flags.timeout) : 10_000 });
+      process.stdout.write(flags.json ? `${JSON.stringify(answer, null, 2)}\n` : formatAnswer(answer));
+    } finally {
+      await nc.close();
+    }
+  } catch (err) {
+    failAndExit(err);
+  }
+}

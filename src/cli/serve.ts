@@ -1,0 +1,82 @@
+/**
+ * `mesh-provisioner serve`: run the service in this process until SIGTERM or
+ * SIGINT, then stop answering, finish the write in flight, drain the
+ * connection and exit 0.
+ */
+import { serveConfig, type ServeFlags } from "../config.js";
+import { connectBus } from "../connect.js";
+import { createLogger, type Logger } from "../log.js";
+import { startProvisioner, type Provisioner } from "../main.js";
+import { formatDuration } from "../duration.js";
+import { failAndExit } from "./fail.js";
+
+export interface Served {
+  readonly provisioner: Provisioner;
+  readonly log: Logger;
+  /** Stop everything and close the connection (what the signals do). */
+  shutdown(reason: string): Promise<void>;
+}
+
+export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.env): Promise<Served> {
+  let log: Logger | undefined;
+  try {
+    const cfg = serveConfig(flags, env);
+    log = createLogger({ level: cfg.logLevel });
+    log.info(
+      {
+        servers: cfg.connection.servers,
+        registryInterval: formatDuration(cfg.registryIntervalMs),
+        seatTtl: formatDuration(cfg.seatTtlMs),
+        replicas: cfg.replicas,
+        pid: process.pid,
+      },
+      "starting mesh-provisioner",
+    );
+    const nc = await connectBus(cfg.connection, "mesh-provisioner");
+    void (async () => {
+      for await (const s of nc.status()) {
+        if (s.type === "disconnect") log?.warn({ server: (s as { server?: string }).server }, "lost the connection to NATS; reconnecting");
+        else if (s.type === "reconnect") log?.info({ server: (s as { server?: string }).server }, "reconnected to NATS");
+      }
+    })().catch(() => undefined);
+    const provisioner = await startProvisioner(
+      nc,
+      {
+        registryIntervalMs: cfg.registryIntervalMs,
+        driftDelayMs: cfg.driftDelayMs,
+        maxWaitMs: cfg.maxWaitMs,
+        replicas: cfg.replicas,
+        inboxPrefix: cfg.connection.inboxPrefix,
+      },
+      log,
+    );
+    const l = log;
+    let done: Promise<void> | undefined;
+    const shutdown = (reason: string): Promise<void> =>
+      (done ??= (async () => {
+        l.info({ reason }, "stopping: no new requests, finishing the write in flight");
+        await provisioner.stop();
+        await nc.drain().catch(() => undefined);
+        l.info("stopped cleanly");
+      })());
+    return { provisioner, log, shutdown };
+  } catch (err) {
+    failAndExit(err, log);
+  }
+}
+
+/** The command itself: serve, and exit 0 on SIGTERM/SIGINT once stopped. */
+export async function serveCommand(flags: ServeFlags): Promise<void> {
+  const served = await serve(flags);
+  for (const sig of ["SIGTERM", "SIGINT"] as const) {
+    process.once(sig, () => {
+      served.shutdown(sig).then(
+        () => process.exit(0),
+        (err: unknown) => {
+          served.log.error({ err }, "the stop did not finish cleanly");
+          process.exit(1);
+        },
+      );
+    });
+  }
+}

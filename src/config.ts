@@ -1,0 +1,117 @@
+/**
+ * Configuration, parsed once from flags and the nats CLI's environment names,
+ * validated, and frozen. Flags win over the environment. Everything invalid is
+ * a ProvisionerError("CONFIG") whose message names the flag and what to write.
+ */
+import { ProvisionerError } from "./errors.js";
+import { parseDuration } from "./duration.js";
+
+/** How to reach the bus: the same for every command that talks to it. */
+export interface ConnectionConfig {
+  readonly servers: readonly string[];
+  readonly creds?: string;
+  readonly nkey?: string;
+  readonly user?: string;
+  readonly password?: string;
+  readonly token?: string;
+  readonly ca?: string;
+  readonly cert?: string;
+  readonly key?: string;
+  /** Prefix of this process's inboxes, so a grant can allow replies narrowly. */
+  readonly inboxPrefix?: string;
+}
+
+export interface ServeConfig {
+  readonly connection: ConnectionConfig;
+  readonly registryIntervalMs: number;
+  readonly seatTtlMs: number;
+  readonly replicas: number;
+  readonly http?: { host: string; port: number };
+  /** The longest a `minRevision` request may wait before a 504. */
+  readonly maxWaitMs: number;
+  /** How long a drifted registry waits before it is repaired (debounce). */
+  readonly driftDelayMs: number;
+  readonly logLevel: string;
+}
+
+/** Raw flag values as commander hands them over (all optional strings). */
+export type ConnectionFlags = Partial<
+  Record<"server" | "creds" | "nkey" | "user" | "password" | "token" | "tlsca" | "tlscert" | "tlskey" | "inboxPrefix", string>
+>;
+
+export type ServeFlags = ConnectionFlags &
+  Partial<Record<"registryInterval" | "seatTtl" | "replicas" | "http" | "maxWait" | "driftDelay" | "logLevel", string>>;
+
+type Env = Readonly<Record<string, string | undefined>>;
+
+const DEFAULT_URL = "nats://127.0.0.1:4222";
+
+function pick(flag: string | undefined, env: Env, name: string): string | undefined {
+  const v = flag ?? env[name];
+  return v === undefined || v === "" ? undefined : v;
+}
+
+export function connectionConfig(flags: ConnectionFlags, env: Env = process.env): ConnectionConfig {
+  const url = pick(flags.server, env, "NATS_URL") ?? DEFAULT_URL;
+  const servers = url.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  for (const s of servers) {
+    if (!/^(nats|tls|ws|wss):\/\/[^\s]+$|^[^\s/:]+(:\d+)?$/.test(s)) {
+      throw new ProvisionerError("CONFIG", `--server "${s}" is not a NATS URL: write nats://HOST:PORT (several separated by commas)`);
+    }
+  }
+  const user = pick(flags.user, env, "NATS_USER");
+  const password = pick(flags.password, env, "NATS_PASSWORD");
+  if (password !== undefined && user === undefined) {
+    throw new ProvisionerError("CONFIG", "a password was given without a user: set --user or NATS_USER too");
+  }
+  const cfg: ConnectionConfig = {
+    servers,
+    creds: pick(flags.creds, env, "NATS_CREDS"),
+    nkey: pick(flags.nkey, env, "NATS_NKEY"),
+    user,
+    password,
+    token: pick(flags.token, env, "NATS_TOKEN"),
+    ca: pick(flags.tlsca, env, "NATS_CA"),
+    cert: pick(flags.tlscert, env, "NATS_CERT"),
+    key: pick(flags.tlskey, env, "NATS_KEY"),
+    inboxPrefix: pick(flags.inboxPrefix, env, "NATS_INBOX_PREFIX"),
+  };
+  if ((cfg.cert === undefined) !== (cfg.key === undefined)) {
+    throw new ProvisionerError("CONFIG", "a TLS client certificate needs both --tlscert (NATS_CERT) and --tlskey (NATS_KEY)");
+  }
+  return Object.freeze(cfg);
+}
+
+function positiveInt(text: string, flag: string, max: number): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(n) || n < 1 || n > max) {
+    throw new ProvisionerError("CONFIG", `${flag} "${text}" must be a whole number from 1 to ${max}`);
+  }
+  return n;
+}
+
+export function parseHostPort(text: string, flag = "--http"): { host: string; port: number } {
+  const m = /^(.*):(\d+)$/.exec(text.trim());
+  const port = m ? Number(m[2]) : NaN;
+  if (!m || port > 65535) {
+    throw new ProvisionerError("CONFIG", `${flag} "${text}" must be HOST:PORT, such as 127.0.0.1:8080`);
+  }
+  return { host: (m[1] ?? "").replace(/^\[|\]$/g, "") || "127.0.0.1", port };
+}
+
+export function serveConfig(flags: ServeFlags, env: Env = process.env): ServeConfig {
+  const cfg: ServeConfig = {
+    connection: connectionConfig(flags, env),
+    registryIntervalMs: parseDuration(flags.registryInterval ?? "1h", "--registry-interval"),
+    seatTtlMs: parseDuration(flags.seatTtl ?? "10s", "--seat-ttl"),
+    replicas: positiveInt(flags.replicas ?? "1", "--replicas", 5),
+    http: flags.http === undefined ? undefined : parseHostPort(flags.http),
+    maxWaitMs: parseDuration(flags.maxWait ?? "5s", "--max-wait"),
+    driftDelayMs: parseDuration(flags.driftDelay ?? "250ms", "--drift-delay"),
+    logLevel: flags.logLevel ?? env["LOG_LEVEL"] ?? "info",
+  };
+  if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(cfg.logLevel)) {
+    throw new ProvisionerError("CONFIG", `--log-level "${cfg.logLevel}" must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+  return Object.freeze(cfg);
+}

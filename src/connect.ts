@@ -1,0 +1,67 @@
+/**
+ * Connecting to the bus (I/O). Options are built once from the configuration;
+ * the connection reconnects forever (the client's default gives up after ten
+ * attempts) and pings often so a dead link is noticed in seconds, not minutes.
+ */
+import { readFileSync } from "node:fs";
+import { connect } from "@nats-io/transport-node";
+import {
+  credsAuthenticator,
+  nkeyAuthenticator,
+  type Authenticator,
+  type ConnectionOptions,
+  type NatsConnection,
+} from "@nats-io/nats-core";
+import type { ConnectionConfig } from "./config.js";
+import { ProvisionerError, wrapError } from "./errors.js";
+
+function readSecretFile(path: string, what: string): Uint8Array {
+  try {
+    return readFileSync(path);
+  } catch (err) {
+    throw wrapError("CONFIG", `cannot read the ${what} file ${path}`, err);
+  }
+}
+
+export function connectionOptions(cfg: ConnectionConfig, name: string): ConnectionOptions {
+  const authenticator: Authenticator[] = [];
+  if (cfg.creds !== undefined) authenticator.push(credsAuthenticator(readSecretFile(cfg.creds, "credentials (--creds)")));
+  if (cfg.nkey !== undefined) {
+    const seed = new TextDecoder().decode(readSecretFile(cfg.nkey, "nkey seed (--nkey)")).trim();
+    authenticator.push(nkeyAuthenticator(new TextEncoder().encode(seed)));
+  }
+  const tls =
+    cfg.ca !== undefined || cfg.cert !== undefined
+      ? { caFile: cfg.ca, certFile: cfg.cert, keyFile: cfg.key }
+      : undefined;
+  return {
+    servers: [...cfg.servers],
+    name,
+    user: cfg.user,
+    pass: cfg.password,
+    token: cfg.token,
+    authenticator: authenticator.length > 0 ? authenticator : undefined,
+    tls,
+    inboxPrefix: cfg.inboxPrefix,
+    maxReconnectAttempts: -1,
+    reconnectTimeWait: 1000,
+    pingInterval: 5000,
+    maxPingOut: 3,
+    timeout: 5000,
+  };
+}
+
+/** Connect once; a failure to reach the server at start is a clear CONNECT error. */
+export async function connectBus(cfg: ConnectionConfig, name: string): Promise<NatsConnection> {
+  const opts = connectionOptions(cfg, name);
+  try {
+    return await connect(opts);
+  } catch (err) {
+    throw new ProvisionerError(
+      "CONNECT",
+      `cannot connect to NATS at ${cfg.servers.join(",")}: ${(err as Error).message}. ` +
+        "Is nats-server running there (or use `npm start` for a private one), and are the credentials right?",
+      { cause: err },
+    );
+  }
+}

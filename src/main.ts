@@ -1,0 +1,118 @@
+/**
+ * The composition root (I/O): connection -> buckets -> watches -> projections
+ * -> reconcile -> verb. Everything is passed in or built here, so a test can
+ * start a whole provisioner on its own connection and stop it again.
+ */
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import type { Subscription } from "rxjs";
+import type { Logger } from "./log.js";
+import { ProvisionerError, wrapError } from "./errors.js";
+import { WHATS, type What } from "./keys/mod.js";
+import { BUCKETS, specFor } from "./projections/buckets.js";
+import { Projection } from "./projections/projection.js";
+import { ensureBuckets, type BucketPlan } from "./streams/buckets.js";
+import { watchBucket } from "./streams/kv-watch.js";
+import { allSynced } from "./streams/synced.js";
+import { kvRegistryWriter } from "./reconcile/apply.js";
+import { Reconciler } from "./reconcile/loop.js";
+import { desiredRegistry, REGISTRY_TABLE, type RegistryValue } from "./reconcile/registry.js";
+import { VerbService } from "./verb/service.js";
+import { VERSION } from "./version.js";
+
+export interface ProvisionerOptions {
+  readonly registryIntervalMs: number;
+  readonly driftDelayMs: number;
+  readonly maxWaitMs: number;
+  readonly replicas: number;
+  /** The compiled table by default; tests may pass another. */
+  readonly table?: readonly RegistryValue[];
+  /** Prefix for the watches' deliver subjects (narrow grants). */
+  readonly inboxPrefix?: string;
+}
+
+export interface Provisioner {
+  readonly nc: NatsConnection;
+  readonly projections: Readonly<Record<What, Projection>>;
+  readonly reconciler: Reconciler;
+  readonly verb: VerbService;
+  /** Resolves once every projection has finished its first sync. */
+  readonly synced: Promise<void>;
+  stop(): Promise<void>;
+}
+
+export const BUCKET_PLANS: readonly BucketPlan[] = [
+  { bucket: BUCKETS.registry, refuseRollups: false },
+  { bucket: BUCKETS.needs, refuseRollups: true },
+  { bucket: BUCKETS.applied, refuseRollups: true },
+  { bucket: BUCKETS.collect, refuseRollups: true },
+];
+
+async function openJetStream(nc: NatsConnection): Promise<JetStreamManager> {
+  try {
+    const jsm = await jetstreamManager(nc);
+    await jsm.getAccountInfo();
+    return jsm;
+  } catch (err) {
+    throw wrapError("CONNECT", "JetStream is not available on this connection (start nats-server with -js, and check the account)", err);
+  }
+}
+
+export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOptions, log: Logger): Promise<Provisioner> {
+  const jsm = await openJetStream(nc);
+  const js = jetstream(nc, opts.inboxPrefix ? { watcherPrefix: opts.inboxPrefix } : {});
+  await ensureBuckets(jsm, BUCKET_PLANS, opts.replicas, log);
+
+  const table = opts.table ?? REGISTRY_TABLE;
+  const desired = desiredRegistry(table);
+  const knownKinds = new Set(desired.keys());
+  const projections = {} as Record<What, Projection>;
+  const subs: Subscription[] = [];
+  for (const what of WHATS) {
+    const p = new Projection(specFor(what, knownKinds), log);
+    projections[what] = p;
+    subs.push(p.connect(watchBucket({ nc, js, jsm, log }, { bucket: BUCKETS[what], fromRevision: () => p.revision })));
+  }
+
+  const registryKv = await new Kvm(js).open(BUCKETS.registry);
+  const reconciler = new Reconciler({
+    registry: projections.registry,
+    writer: kvRegistryWriter(registryKv, js, BUCKETS.registry),
+    desired,
+    intervalMs: opts.registryIntervalMs,
+    driftDelayMs: opts.driftDelayMs,
+    log,
+  });
+  reconciler.start();
+
+  const verb = new VerbService({ nc, projections, log, version: VERSION, maxWaitMs: opts.maxWaitMs });
+  try {
+    await verb.start();
+  } catch (err) {
+    throw wrapError("CONNECT", "cannot serve the verb mesh-provisioner.provisioning", err);
+  }
+
+  const synced = new Promise<void>((resolve) => {
+    const s = allSynced(WHATS.map((w) => projections[w].synced$)).subscribe((ok) => {
+      if (!ok) return;
+      log.info(Object.fromEntries(WHATS.map((w) => [w, projections[w].revision])), "all projections synced: answering from them");
+      resolve();
+      queueMicrotask(() => s.unsubscribe());
+    });
+    subs.push(s);
+  });
+
+  let stopping: Promise<void> | undefined;
+  const stop = (): Promise<void> =>
+    (stopping ??= (async () => {
+      await verb.stop();
+      await reconciler.stop();
+      for (const s of subs) s.unsubscribe();
+      for (const w of WHATS) projections[w].stop();
+    })());
+
+  return { nc, projections, reconciler, verb, synced, stop };
+}
+
+export { ProvisionerError };

@@ -1,0 +1,100 @@
+/**
+ * The four buckets as projections see them: names, shapes, narrowings and
+ * indexes. Node buckets' values are opaque (JSON when they parse); registry
+ * values must be JSON objects naming a known kind.
+ */
+import { parseAppliedKey, parseCollectKey, parseNeedsKey, parseRegistryKey, type What } from "../keys/mod.js";
+import { KNOWN_KINDS } from "../reconcile/registry.js";
+import { entryJson, valueFragment, type BucketSpec, type Decoded, type Rejected } from "./spec.js";
+
+export const BUCKETS: Readonly<Record<What, string>> = Object.freeze({
+  registry: "mesh-provisioner_registry",
+  needs: "mesh-provisioner_needs",
+  applied: "mesh-provisioner_applied",
+  collect: "mesh-provisioner_collect",
+});
+
+export const SEAT_BUCKET = "mesh-provisioner_seat";
+
+const utf8 = new TextDecoder("utf-8");
+
+export const needsSpec: BucketSpec = {
+  what: "needs",
+  bucket: BUCKETS.needs,
+  filters: ["node", "module"],
+  indexes: [["node"], ["node", "module"]],
+  decode(key, value, revision): Decoded | Rejected {
+    const s = parseNeedsKey(key);
+    if (!s.ok) return s;
+    const f = s.fields;
+    const fields: [string, string][] = [["node", f.node], ["module", f.module], ["kind", f.kind], ["name", f.name]];
+    return { ok: true, fields: f, json: entryJson(key, fields, valueFragment(value), revision) };
+  },
+};
+
+export const appliedSpec: BucketSpec = {
+  what: "applied",
+  bucket: BUCKETS.applied,
+  filters: ["node", "module"],
+  indexes: [["node"]],
+  decode(key, value, revision): Decoded | Rejected {
+    const s = parseAppliedKey(key);
+    if (!s.ok) return s;
+    const f = s.fields;
+    return { ok: true, fields: f, json: entryJson(key, [["node", f.node], ["module", f.module]], valueFragment(value), revision) };
+  },
+};
+
+export const collectSpec: BucketSpec = {
+  what: "collect",
+  bucket: BUCKETS.collect,
+  filters: ["node", "collection", "contributor"],
+  indexes: [["node"], ["collection"], ["contributor"]],
+  decode(key, value, revision): Decoded | Rejected {
+    const s = parseCollectKey(key);
+    if (!s.ok) return s;
+    const f = s.fields;
+    const fields: [string, string][] = [["node", f.node], ["collection", f.collection], ["contributor", f.contributor]];
+    return { ok: true, fields: f, json: entryJson(key, fields, valueFragment(value), revision) };
+  },
+};
+
+export function registrySpec(knownKinds: ReadonlySet<string> = KNOWN_KINDS): BucketSpec {
+  return {
+    what: "registry",
+    bucket: BUCKETS.registry,
+    filters: [],
+    indexes: [],
+    decode(key, value, revision): Decoded | Rejected {
+      const s = parseRegistryKey(key, knownKinds);
+      if (!s.ok) return s;
+      const text = utf8.decode(value);
+      let parsed: unknown;
+      try {
+        parsed = JSON.parse(text);
+      } catch {
+        return { ok: false, reason: `registry value of "${key}" is not JSON; the seat holder rewrites it from the compiled table`, readable: s.fields };
+      }
+      if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
+        return { ok: false, reason: `registry value of "${key}" is not a JSON object; the seat holder rewrites it from the compiled table`, readable: s.fields };
+      }
+      // A registry entry is the registry value itself (its `kind` is its key in
+      // the bucket), with the value and its revision beside it.
+      const json = JSON.stringify({ ...(parsed as Record<string, unknown>), value: parsed, revision });
+      return { ok: true, fields: s.fields, json, value: parsed };
+    },
+  };
+}
+
+export function specFor(what: What, knownKinds: ReadonlySet<string> = KNOWN_KINDS): BucketSpec {
+  switch (what) {
+    case "registry":
+      return registrySpec(knownKinds);
+    case "needs":
+      return needsSpec;
+    case "applied":
+      return appliedSpec;
+    case "collect":
+      return collectSpec;
+  }
+}

@@ -1,0 +1,130 @@
+/**
+ * A projection: a store fed by a bucket's watch (the informer). It applies
+ * each entry once, says when it is synced, publishes the changes it applied
+ * after its first sync, logs each out-of-shape key once, and lets readers wait
+ * for a revision.
+ */
+import { BehaviorSubject, Subject, filter, firstValueFrom, timeout, type Observable, type Subscription } from "rxjs";
+import type { Logger } from "../log.js";
+import type { WatchEvent } from "../streams/kv-watch.js";
+import type { BucketSpec } from "./spec.js";
+import { ProjectionStore, type Change } from "./store.js";
+
+export interface ProjectionStats {
+  readonly what: string;
+  readonly bucket: string;
+  readonly revision: number;
+  readonly entries: number;
+  readonly outOfShape: number;
+  readonly synced: boolean;
+  readonly everSynced: boolean;
+}
+
+export class Projection {
+  readonly store: ProjectionStore;
+  /** True while the projection is caught up with its bucket (false before the first sync and while resuming). */
+  readonly synced$ = new BehaviorSubject<boolean>(false);
+  readonly revision$ = new BehaviorSubject<number>(0);
+  /** Changes applied after the first sync (never the snapshot itself). */
+  readonly changes$ = new Subject<Change>();
+  private everSynced = false;
+  private sub: Subscription | undefined;
+  private readonly log: Logger;
+
+  constructor(spec: BucketSpec, log: Logger) {
+    this.store = new ProjectionStore(spec);
+    this.log = log.child({ bucket: spec.bucket });
+  }
+
+  get what(): string {
+    return this.store.spec.what;
+  }
+
+  get revision(): number {
+    return this.store.revision;
+  }
+
+  get isSynced(): boolean {
+    return this.synced$.value;
+  }
+
+  get hasSynced(): boolean {
+    return this.everSynced;
+  }
+
+  /** Feed the projection from a watch. Returns the subscription (unsubscribe to stop). */
+  connect(watch$: Observable<WatchEvent>): Subscription {
+    this.sub = watch$.subscribe({
+      next: (ev) => this.onEvent(ev),
+      error: (err: unknown) => this.log.error({ err }, "the bucket's watch failed for good; the projection stops updating"),
+    });
+    return this.sub;
+  }
+
+  stop(): void {
+    this.sub?.unsubscribe();
+    this.changes$.complete();
+  }
+
+  /** Resolve once the applied revision reaches `min`; reject with a TimeoutError after `ms`. */
+  async waitForRevision(min: number, ms: number): Promise<number> {
+    if (this.store.revision >= min) return this.store.revision;
+    return firstValueFrom(this.revision$.pipe(filter((r) => r >= min), timeout(ms)));
+  }
+
+  /** Resolve once synced (the first time or again after a resume). */
+  async waitSynced(ms: number): Promise<void> {
+    if (this.isSynced) return;
+    await firstValueFrom(this.synced$.pipe(filter(Boolean), timeout(ms)));
+  }
+
+  stats(): ProjectionStats {
+    return {
+      what: this.store.spec.what,
+      bucket: this.store.spec.bucket,
+      revision: this.store.revision,
+      entries: this.store.size,
+      outOfShape: this.store.outOfShapeCount,
+      synced: this.isSynced,
+      everSynced: this.everSynced,
+    };
+  }
+
+  private onEvent(ev: WatchEvent): void {
+    switch (ev.type) {
+      case "entry": {
+        const { operation, key, revision, value } = ev.entry;
+        const change = this.store.apply(operation, key, revision, value);
+        if (change === null) return;
+        if (change.newlyOutOfShape && change.outOfShape) {
+          this.log.warn(
+            { key, revision, reason: change.outOfShape.reason },
+            "a key is out of its bucket's shape: it is listed in the verb's outOfShape answers; fix or delete the key",
+          );
+        }
+        if (this.everSynced) this.changes$.next(change);
+        this.revision$.next(this.store.revision);
+        return;
+      }
+      case "synced": {
+        this.store.markSynced(ev.lastSeq);
+        if (!this.everSynced) {
+          this.everSynced = true;
+          this.log.info(
+            { revision: this.store.revision, entries: this.store.size, outOfShape: this.store.outOfShapeCount },
+            "projection synced with its bucket",
+          );
+        } else {
+          this.log.info({ revision: this.store.revision }, "projection caught up again after resuming its watch");
+        }
+        this.revision$.next(this.store.revision);
+        this.synced$.next(true);
+        return;
+      }
+      case "resuming":
+        this.log.info({ reason: ev.reason, fromRevision: ev.fromRevision }, "resuming the bucket's watch");
+        this.synced$.next(false);
+        return;
+    }
+  }
+}

@@ -1,0 +1,175 @@
+/**
+ * The in-memory store of one bucket (pure): apply a watch entry, keep entries
+ * decoded once, out-of-shape keys with their reasons, one index per narrowing,
+ * key order for paging, and the revision applied. No I/O, no clock.
+ */
+import type { BucketSpec } from "./spec.js";
+import { SortedKeys } from "./sorted-keys.js";
+
+export type Operation = "PUT" | "DEL" | "PURGE";
+
+export interface Projected {
+  readonly key: string;
+  readonly revision: number;
+  readonly fields: Readonly<Record<string, string>>;
+  /** The entry as the verb answers it (JSON text), and its size in UTF-8 bytes. */
+  readonly json: string;
+  readonly bytes: number;
+  readonly value?: unknown;
+}
+
+export interface OutOfShapeKey {
+  readonly key: string;
+  readonly revision: number;
+  readonly reason: string;
+  readonly readable: Readonly<Partial<Record<string, string>>>;
+  /** `{"key":…,"reason":…}` as answered, and its size in UTF-8 bytes. */
+  readonly json: string;
+  readonly bytes: number;
+}
+
+export interface Change {
+  readonly op: "put" | "delete";
+  readonly key: string;
+  readonly revision: number;
+  /** What the key holds after the change (none for a delete). */
+  readonly entry?: Projected;
+  readonly outOfShape?: OutOfShapeKey;
+  /** True the first time a key is seen out of shape with this reason (log it once). */
+  readonly newlyOutOfShape: boolean;
+}
+
+interface Index {
+  readonly fields: readonly string[];
+  readonly name: string;
+  readonly byValue: Map<string, SortedKeys>;
+}
+
+/** The index key of some field values: joined by a byte no token or name of ours uses alone. */
+export const indexValue = (values: readonly string[]): string => values.join("\u0000");
+
+export class ProjectionStore {
+  readonly spec: BucketSpec;
+  /** The bucket's stream sequence this store has applied. */
+  revision = 0;
+  synced = false;
+  readonly keys = new SortedKeys();
+  readonly oosKeys = new SortedKeys();
+  private readonly entries = new Map<string, Projected>();
+  private readonly oos = new Map<string, OutOfShapeKey>();
+  private readonly indexes: Index[];
+
+  constructor(spec: BucketSpec) {
+    this.spec = spec;
+    this.indexes = spec.indexes.map((fields) => ({ fields, name: fields.join("+"), byValue: new Map() }));
+  }
+
+  get size(): number {
+    return this.entries.size;
+  }
+
+  get outOfShapeCount(): number {
+    return this.oos.size;
+  }
+
+  get(key: string): Projected | undefined {
+    return this.entries.get(key);
+  }
+
+  getOutOfShape(key: string): OutOfShapeKey | undefined {
+    return this.oos.get(key);
+  }
+
+  allEntries(): IterableIterator<Projected> {
+    return this.entries.values();
+  }
+
+  allOutOfShape(): IterableIterator<OutOfShapeKey> {
+    return this.oos.values();
+  }
+
+  /** Apply one entry of the watch. Entries at or below the applied revision are ignored (a resumed watch may repeat). */
+  apply(operation: Operation, key: string, revision: number, value: Uint8Array): Change | null {
+    if (revision <= this.revision) return null;
+    this.revision = revision;
+    if (operation !== "PUT") {
+      this.removeEntry(key);
+      this.removeOutOfShape(key);
+      return { op: "delete", key, revision, newlyOutOfShape: false };
+    }
+    const d = this.spec.decode(key, value, revision);
+    if (d.ok) {
+      this.removeOutOfShape(key);
+      const entry: Projected = { key, revision, fields: d.fields, json: d.json, bytes: Buffer.byteLength(d.json), value: d.value };
+      if (!this.entries.has(key)) this.addToIndexes(key, d.fields);
+      this.entries.set(key, entry);
+      return { op: "put", key, revision, entry, newlyOutOfShape: false };
+    }
+    this.removeEntry(key);
+    const before = this.oos.get(key);
+    const json = JSON.stringify({ key, reason: d.reason });
+    const rec: OutOfShapeKey = { key, revision, reason: d.reason, readable: d.readable, json, bytes: Buffer.byteLength(json) };
+    if (before === undefined) this.oosKeys.add(key, !this.synced);
+    this.oos.set(key, rec);
+    return { op: "put", key, revision, outOfShape: rec, newlyOutOfShape: before?.reason !== d.reason };
+  }
+
+  /** The first sync is complete: everything up to `lastSeq` of the stream is reflected. */
+  markSynced(lastSeq: number): void {
+    if (lastSeq > this.revision) this.revision = lastSeq;
+    this.synced = true;
+  }
+
+  /**
+   * The keys to scan for a narrowing, in key order: the most specific index
+   * whose fields are all narrowed, else every key. `residual` lists the
+   * narrowing fields the caller must still check on each entry.
+   */
+  candidates(filters: Readonly<Record<string, string>>): { keys: readonly string[]; residual: [string, string][] } {
+    const narrowed = Object.keys(filters);
+    let best: Index | undefined;
+    for (const ix of this.indexes) {
+      if (!ix.fields.every((f) => f in filters)) continue;
+      if (best === undefined || ix.fields.length > best.fields.length) best = ix;
+      else if (ix.fields.length === best.fields.length) {
+        const a = ix.byValue.get(indexValue(ix.fields.map((f) => filters[f] as string)))?.size ?? 0;
+        const b = best.byValue.get(indexValue(best.fields.map((f) => filters[f] as string)))?.size ?? 0;
+        if (a < b) best = ix;
+      }
+    }
+    const covered = new Set(best?.fields ?? []);
+    const residual = narrowed.filter((f) => !covered.has(f)).map((f): [string, string] => [f, filters[f] as string]);
+    if (best === undefined) return { keys: this.keys.view(), residual };
+    const set = best.byValue.get(indexValue(best.fields.map((f) => filters[f] as string)));
+    return { keys: set === undefined ? [] : set.view(), residual };
+  }
+
+  private addToIndexes(key: string, fields: Readonly<Record<string, string>>): void {
+    const bulk = !this.synced;
+    this.keys.add(key, bulk);
+    for (const ix of this.indexes) {
+      const v = indexValue(ix.fields.map((f) => fields[f] as string));
+      let set = ix.byValue.get(v);
+      if (set === undefined) ix.byValue.set(v, (set = new SortedKeys()));
+      set.add(key, bulk);
+    }
+  }
+
+  private removeEntry(key: string): void {
+    const e = this.entries.get(key);
+    if (e === undefined) return;
+    this.entries.delete(key);
+    this.keys.remove(key);
+    for (const ix of this.indexes) {
+      const v = indexValue(ix.fields.map((f) => e.fields[f] as string));
+      const set = ix.byValue.get(v);
+      if (set === undefined) continue;
+      set.remove(key);
+      if (set.size === 0) ix.byValue.delete(v);
+    }
+  }
+
+  private removeOutOfShape(key: string): void {
+    if (this.oos.delete(key)) this.oosKeys.remove(key);
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * When the registry is reconciled: once its projection has synced, every
+ * interval, and soon after the bucket drifts (someone changed, added or
+ * deleted a key). Level-based: each run diffs the whole table against the
+ * whole projection and writes only the differences, so our own writes lead to
+ * one more run that finds nothing to do. Runs never overlap.
+ */
+import { concatMap, debounceTime, filter, interval, map, merge, take, type Subscription } from "rxjs";
+import type { Logger } from "../log.js";
+import type { Projection } from "../projections/projection.js";
+import { applyOperations, type ApplyReport, type RegistryWriter } from "./apply.js";
+import { diffRegistry, type Observed } from "./diff.js";
+import type { RegistryValue } from "./registry.js";
+
+export interface ReconcilerOptions {
+  readonly registry: Projection;
+  readonly writer: RegistryWriter;
+  readonly desired: ReadonlyMap<string, RegistryValue>;
+  readonly intervalMs: number;
+  readonly driftDelayMs: number;
+  readonly log: Logger;
+  /** Whether this instance may write now (the seat); reconciles are skipped when not. */
+  readonly mayWrite?: () => boolean;
+}
+
+export type Trigger = "start" | "interval" | "drift" | "manual";
+
+/** The registry projection as the diff sees it: every key, out-of-shape ones with no value. */
+export function observedRegistry(registry: Projection): Map<string, Observed> {
+  const observed = new Map<string, Observed>();
+  for (const e of registry.store.allEntries()) observed.set(e.key, { revision: e.revision, value: e.value });
+  for (const o of registry.store.allOutOfShape()) observed.set(o.key, { revision: o.revision, value: undefined });
+  return observed;
+}
+
+export class Reconciler {
+  private sub: Subscription | undefined;
+  private inFlight: Promise<ApplyReport | null> = Promise.resolve(null);
+  private readonly log: Logger;
+  runs = 0;
+  lastReport: ApplyReport | undefined;
+  /** Total registry writes made by this instance (created + updated + deleted). */
+  writes = 0;
+
+  constructor(private readonly opts: ReconcilerOptions) {
+    this.log = opts.log.child({ component: "reconcile" });
+  }
+
+  start(): void {
+    const { registry, intervalMs, driftDelayMs } = this.opts;
+    const triggers = merge(
+      registry.synced$.pipe(filter(Boolean), take(1), map((): Trigger => "start")),
+      interval(intervalMs).pipe(map((): Trigger => "interval")),
+      registry.changes$.pipe(debounceTime(driftDelayMs), map((): Trigger => "drift")),
+    );
+    this.sub = triggers
+      .pipe(
+        filter(() => registry.hasSynced),
+        concatMap((reason) => this.run(reason)),
+      )
+      .subscribe();
+  }
+
+  /** Reconcile now (after any run in flight). Resolves with what was written, or null when not allowed to write. */
+  run(reason: Trigger = "manual"): Promise<ApplyReport | null> {
+    const next = this.inFlight.then(() => this.runOnce(reason));
+    this.inFlight = next.catch(() => null);
+    return next;
+  }
+
+  async stop(): Promise<void> {
+    this.sub?.unsubscribe();
+    await this.inFlight;
+  }
+
+  private async runOnce(reason: Trigger): Promise<ApplyReport | null> {
+    const { registry, writer, desired, log } = { ...this.opts, log: this.log };
+    if (this.opts.mayWrite !== undefined && !this.opts.mayWrite()) {
+      log.debug({ reason }, "not reconciling: this instance does not hold the seat");
+      return null;
+    }
+    this.runs++;
+    const plan = diffRegistry(desired, observedRegistry(registry));
+    const report = await applyOperations(writer, plan.operations, plan.unchanged, log);
+    const written = report.created.length + report.updated.length + report.deleted.length;
+    this.writes += written;
+    this.lastReport = report;
+    const summary = {
+      reason,
+      created: report.created,
+      updated: report.updated,
+      deleted: report.deleted,
+      unchanged: report.unchanged.length,
+      failed: report.failed.length,
+    };
+    if (written > 0 || report.failed.length > 0) log.info(summary, "registry reconciled: wrote only what differed from the compiled table");
+    else log.debug(summary, "registry already equals the compiled table; nothing written");
+    if (report.lastRevision > 0) {
+      // Let the projection see our own writes before the next diff runs.
+      await registry.waitForRevision(report.lastRevision, 5000).catch(() => undefined);
+    }
+    return report;
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * One KV bucket as an Observable (I/O): the snapshot (last value per key),
+ * then every update, as raw watch entries, with a `synced` event once the
+ * snapshot has been delivered. This is the informer's reflector.
+ *
+ * It is built on an ordered push consumer of the bucket's stream rather than
+ * `kv.watch()`, because the service must know exactly when the snapshot ends
+ * (an empty bucket gives `kv.watch()` no signal at all) and must resume from
+ * the revision it last applied:
+ * - the snapshot ends when the consumer's pending count reaches zero;
+ * - when the consumer ends, or the connection comes back after a drop, a new
+ *   consumer starts at `fromRevision() + 1`, so no change is ever skipped
+ *   (repeats are possible; the store ignores revisions it already applied).
+ */
+import { Observable } from "rxjs";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg, type ConsumerMessages } from "@nats-io/jetstream";
+import type { Logger } from "../log.js";
+import type { Operation } from "../projections/store.js";
+
+export interface RawEntry {
+  readonly operation: Operation;
+  readonly key: string;
+  readonly revision: number;
+  readonly value: Uint8Array;
+}
+
+export type WatchEvent =
+  | { readonly type: "entry"; readonly entry: RawEntry }
+  /** Everything up to `lastSeq` of the stream has been delivered. */
+  | { readonly type: "synced"; readonly lastSeq: number }
+  /** The watch is being re-established; the data may have a gap until the next `synced`. */
+  | { readonly type: "resuming"; readonly reason: string; readonly fromRevision: number };
+
+export interface WatchDeps {
+  readonly nc: NatsConnection;
+  readonly js: JetStreamClient;
+  readonly jsm: JetStreamManager;
+  readonly log: Logger;
+}
+
+export interface WatchOptions {
+  readonly bucket: string;
+  /** The last revision applied by the consumer of this stream (0 for none): resume after it. */
+  readonly fromRevision: () => number;
+  /** Wait before re-creating a consumer that failed (doubles up to 10 s). */
+  readonly retryMs?: number;
+}
+
+const OPERATION_HEADER = "KV-Operation";
+
+export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<WatchEvent> {
+  return new Observable<WatchEvent>((subscriber) => {
+    const { nc, js, jsm, log } = deps;
+    const stream = `KV_${opts.bucket}`;
+    const prefix = `$KV.${opts.bucket}.`;
+    const baseRetry = opts.retryMs ?? 250;
+    let stopped = false;
+    let current: ConsumerMessages | undefined;
+    let generation = 0;
+    let failures = 0;
+
+    const toEntry = (m: JsMsg): RawEntry => {
+      const op = m.headers?.get(OPERATION_HEADER);
+      return {
+        operation: op === "DEL" || op === "PURGE" ? op : "PUT",
+        key: m.subject.substring(prefix.length),
+        revision: m.seq,
+        value: m.data,
+      };
+    };
+
+    const start = async (reason: string): Promise<void> => {
+      const gen = ++generation;
+      const from = opts.fromRevision();
+      if (reason !== "start") subscriber.next({ type: "resuming", reason, fromRevision: from });
+      const old = current;
+      current = undefined;
+      old?.stop();
+      try {
+        const si = await jsm.streams.info(stream);
+        const lastSeq = si.state.last_seq;
+        const consumer = await js.consumers.getPushConsumer(stream, {
+          filter_subjects: `${prefix}>`,
+          ...(from > 0
+            ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from + 1 }
+            : { deliver_policy: DeliverPolicy.LastPerSubject }),
+        });
+        if (stopped || gen !== generation) {
+          await consumer.delete().catch(() => undefined);
+          return;
+        }
+        const pending = (await consumer.info(true)).num_pending;
+        let synced = false;
+        const markSynced = (): void => {
+          if (synced) return;
+          synced = true;
+          failures = 0;
+          subscriber.next({ type: "synced", lastSeq });
+        };
+        if (pending === 0) markSynced();
+        const messages = await consumer.consume({
+          callback: (m) => {
+            if (gen !== generation) return;
+            try {
+              subscriber.next({ type: "entry", entry: toEntry(m) });
+              if (!synced && m.info.pending === 0) markSynced();
+            } catch (err) {
+              // Never let an exception escape a subscription callback: it would stop the read loop.
+              log.error({ err, bucket: opts.bucket, key: m.subject }, "a watch entry could not be applied; it is skipped");
+            }
+          },
+        });
+        current = messages;
+        void messages.closed().then(
+          (err) => onEnded(gen, err ? String((err as Error).message ?? err) : "the watch ended"),
+          (err: unknown) => onEnded(gen, `the watch failed: ${(err as Error).message}`),
+        );
+      } catch (err) {
+        if (stopped || gen !== generation) return;
+        failures++;
+        const wait = Math.min(10_000, baseRetry * 2 ** Math.min(failures, 6));
+        log.warn({ bucket: opts.bucket, err: (err as Error).message, retryInMs: wait }, "cannot watch the bucket yet; retrying");
+        setTimeout(() => {
+          if (!stopped && gen === generation) void start(`retry after: ${(err as Error).message}`);
+        }, wait).unref();
+      }
+    };
+
+    const onEnded = (gen: number, why: string): void => {
+      if (stopped || gen !== generation || nc.isClosed()) return;
+      log.warn({ bucket: opts.bucket, why }, "the bucket's watch ended; resuming from the last applied revision");
+      setTimeout(() => {
+        if (!stopped && gen === generation) void start(why);
+      }, baseRetry).unref();
+    };
+
+    // When the connection comes back, the server may have lost our consumer
+    // (or we may have missed its messages): start a fresh one from where we are.
+    // The iterator is a QueuedIterator; its stop() ends it when we unsubscribe.
+    const status = nc.status() as AsyncIterable<{ type: string }> & { stop?: () => void };
+    void (async () => {
+      for await (const s of status) {
+        if (stopped) break;
+        if (s.type === "reconnect") void start("the connection came back");
+      }
+    })().catch(() => undefined);
+
+    void start("start");
+
+    return () => {
+      stopped = true;
+      generation++;
+      status.stop?.();
+      current?.stop();
+    };
+  });
+}

@@ -1,0 +1,122 @@
+/**
+ * The verb's request: parse and validate (pure). Every refusal is a 400 whose
+ * message says which field is wrong and what to write instead. Filters must
+ * be plain tokens so a narrowing can never widen the query (`*`, `>`, `.`,
+ * spaces and empty strings are refused); `collection` is a name, any
+ * non-empty string.
+ */
+import { z } from "zod";
+import { ProvisionerError } from "../errors.js";
+import { TOKEN_RE, WHATS, type What } from "../keys/mod.js";
+
+/** Bounds on the work one request may ask for. */
+export const LIMITS = Object.freeze({
+  /** Largest request body accepted. */
+  maxRequestBytes: 16 * 1024,
+  /** Largest `limit`. */
+  maxLimit: 100_000,
+  /** Longest `after` (a key as stored). */
+  maxAfterLength: 4096,
+  /** Longest `collection` name. */
+  maxCollectionLength: 1024,
+});
+
+/** Which narrowing fields apply to which bucket. */
+export const FILTERS: Readonly<Record<What, readonly string[]>> = Object.freeze({
+  registry: [],
+  needs: ["node", "module"],
+  applied: ["node", "module"],
+  collect: ["node", "contributor", "collection"],
+});
+
+export interface VerbRequest {
+  readonly what: What;
+  /** The narrowing, field -> value (collection by its decoded name). */
+  readonly filters: Readonly<Record<string, string>>;
+  readonly limit?: number;
+  readonly after?: string;
+  readonly minRevision?: number;
+}
+
+const token = (field: string) =>
+  z
+    .string({ error: `${field} must be a string (a plain token)` })
+    .regex(TOKEN_RE, {
+      error: `${field} must be a plain token: only A-Z a-z 0-9 - _ / = (no "*", ">", ".", spaces, and not empty)`,
+    });
+
+const RequestSchema = z.strictObject({
+  what: z.enum(WHATS as [What, ...What[]], { error: `what must be one of ${WHATS.join(", ")}` }).optional(),
+  node: token("node").optional(),
+  module: token("module").optional(),
+  contributor: token("contributor").optional(),
+  collection: z
+    .string({ error: "collection must be a string: the collection's name" })
+    .min(1, { error: "collection must not be empty" })
+    .max(LIMITS.maxCollectionLength, { error: `collection must be at most ${LIMITS.maxCollectionLength} characters` })
+    .optional(),
+  limit: z
+    .number({ error: "limit must be a number" })
+    .int({ error: "limit must be a whole number" })
+    .min(1, { error: "limit must be at least 1" })
+    .max(LIMITS.maxLimit, { error: `limit must be at most ${LIMITS.maxLimit}; page with next/after for more` })
+    .optional(),
+  after: z
+    .string({ error: "after must be a string: the next of the previous reply" })
+    .max(LIMITS.maxAfterLength, { error: `after must be at most ${LIMITS.maxAfterLength} characters` })
+    .optional(),
+  minRevision: z
+    .number({ error: "minRevision must be a number" })
+    .int({ error: "minRevision must be a whole number" })
+    .min(0, { error: "minRevision must not be negative" })
+    .optional(),
+});
+
+function describe(issue: z.core.$ZodIssue): string {
+  if (issue.code === "unrecognized_keys") {
+    return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}: the fields are what, node, module, contributor, collection, limit, after, minRevision`;
+  }
+  if (issue.path.length === 0) return "the request must be a JSON object (or an empty body)";
+  return issue.message;
+}
+
+/** Parse a request body. Empty means `{"what":"registry"}`. Throws a 400 ProvisionerError. */
+export function parseRequest(body: Uint8Array | string): VerbRequest {
+  const size = typeof body === "string" ? Buffer.byteLength(body) : body.length;
+  if (size > LIMITS.maxRequestBytes) {
+    throw new ProvisionerError("REQUEST_TOO_LARGE", `the request is ${size} bytes; at most ${LIMITS.maxRequestBytes} are accepted`);
+  }
+  const text = (typeof body === "string" ? body : new TextDecoder().decode(body)).trim();
+  if (text.length === 0) return { what: "registry", filters: {} };
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new ProvisionerError("BAD_REQUEST", 'the request is not JSON: send an empty body or an object such as {"what":"needs","node":"n1"}');
+  }
+  const r = RequestSchema.safeParse(json);
+  if (!r.success) {
+    throw new ProvisionerError("BAD_REQUEST", r.error.issues.map(describe).join("; "));
+  }
+  const { what = "registry", limit, after, minRevision, ...rest } = r.data;
+  const allowed = FILTERS[what];
+  const filters: Record<string, string> = {};
+  for (const [field, value] of Object.entries(rest)) {
+    if (value === undefined) continue;
+    if (!allowed.includes(field)) {
+      const which = allowed.length === 0 ? "no filters" : `only ${allowed.join(", ")}`;
+      throw new ProvisionerError("BAD_REQUEST", `the filter "${field}" does not apply to ${what}: ${what} takes ${which}`);
+    }
+    filters[field] = value;
+  }
+  return { what, filters, limit, after, minRevision };
+}
+
+/** A canonical text of a request, for caching answers: same request, same text. */
+export function requestKey(req: VerbRequest): string {
+  const f = Object.keys(req.filters)
+    .sort()
+    .map((k) => `${k}=${JSON.stringify(req.filters[k])}`)
+    .join("&");
+  return `${req.what}?${f}&limit=${req.limit ?? ""}&after=${JSON.stringify(req.after ?? null)}`;
+}

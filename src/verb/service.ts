@@ -1,0 +1,175 @@
+/**
+ * The verb `mesh-provisioner.provisioning` as a NATS micro service (I/O).
+ * It reads only: every answer comes from the projections. Errors are service
+ * errors (Nats-Service-Error-Code / Nats-Service-Error headers) with a JSON
+ * body. No exception ever escapes the subscription callback, and no reply is
+ * ever larger than the connection's max payload.
+ */
+import { Svcm, type Service, type ServiceMsg } from "@nats-io/services";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { LRUCache } from "lru-cache";
+import type { Logger } from "../log.js";
+import { ProvisionerError, wrapError } from "../errors.js";
+import type { What } from "../keys/mod.js";
+import type { Projection } from "../projections/projection.js";
+import { buildPage } from "./answer.js";
+import { parseRequest, requestKey, type VerbRequest } from "./request.js";
+
+export const SERVICE_NAME = "mesh-provisioner";
+export const VERB_SUBJECT = "mesh-provisioner.provisioning";
+export const QUEUE_GROUP = "mesh-provisioner";
+
+/** Bytes kept free below max payload for the protocol line around a reply. */
+const PAYLOAD_MARGIN = 512;
+
+export interface VerbOptions {
+  readonly nc: NatsConnection;
+  readonly projections: Readonly<Record<What, Projection>>;
+  readonly log: Logger;
+  readonly version: string;
+  /** Longest wait for `minRevision` before a 504. */
+  readonly maxWaitMs: number;
+  /** Extra data for `$SRV.STATS` (the seat, …). */
+  readonly statsData?: () => Record<string, unknown>;
+  /** Bytes of encoded answers to keep for repeated requests at the same revision. */
+  readonly cacheBytes?: number;
+}
+
+export interface VerbCounters {
+  requests: number;
+  errors: number;
+  cacheHits: number;
+}
+
+export class VerbService {
+  private service: Service | undefined;
+  private readonly cache: LRUCache<string, Uint8Array>;
+  private readonly log: Logger;
+  private readonly encoder = new TextEncoder();
+  readonly counters: VerbCounters = { requests: 0, errors: 0, cacheHits: 0 };
+
+  constructor(private readonly opts: VerbOptions) {
+    this.log = opts.log.child({ component: "verb" });
+    this.cache = new LRUCache<string, Uint8Array>({
+      maxSize: opts.cacheBytes ?? 64 * 1024 * 1024,
+      sizeCalculation: (v, k) => v.length + k.length,
+    });
+  }
+
+  async start(): Promise<Service> {
+    const { nc, version } = this.opts;
+    const service = await new Svcm(nc).add({
+      name: SERVICE_NAME,
+      version,
+      description: "Answers which domain answers each kind of placeholder, and what the nodes need, applied and collect",
+      queue: QUEUE_GROUP,
+      statsHandler: () => Promise.resolve(this.statsData()),
+    });
+    service.addEndpoint("provisioning", {
+      subject: VERB_SUBJECT,
+      handler: (err, msg) => {
+        if (err !== null) {
+          this.log.error({ err }, "the verb's subscription failed; the service stops answering");
+          return;
+        }
+        this.counters.requests++;
+        this.handle(msg).catch((e: unknown) => this.fail(msg, wrapError("INTERNAL", "the answer could not be built", e)));
+      },
+      metadata: { description: "read-only: the registry and the node buckets, as projected" },
+    });
+    this.service = service;
+    this.log.info({ subject: VERB_SUBJECT, queue: QUEUE_GROUP }, "the verb is answering");
+    return service;
+  }
+
+  async stop(): Promise<void> {
+    await this.service?.stop().catch(() => undefined);
+  }
+
+  statsData(): Record<string, unknown> {
+    const projections = Object.fromEntries(Object.entries(this.opts.projections).map(([w, p]) => [w, p.stats()]));
+    return { projections, ...this.counters, ...(this.opts.statsData?.() ?? {}) };
+  }
+
+  /** Answer one request: the page as bytes, or a ProvisionerError. Exposed for tests. */
+  async answer(body: Uint8Array | string): Promise<Uint8Array> {
+    const req = parseRequest(body);
+    const { projections, maxWaitMs } = this.opts;
+    const projection = projections[req.what];
+    const needed = req.what === "needs" ? [projection, projections.registry] : [projection];
+    for (const p of needed) {
+      if (!p.isSynced) {
+        throw new ProvisionerError(
+          "NOT_SYNCED",
+          p.hasSynced
+            ? `the ${p.what} projection is catching up after its watch resumed; retry in a moment`
+            : `the ${p.what} projection has not finished its first sync; retry in a moment`,
+        );
+      }
+    }
+    if (req.minRevision !== undefined && projection.revision < req.minRevision) {
+      try {
+        await projection.waitForRevision(req.minRevision, maxWaitMs);
+      } catch {
+        throw new ProvisionerError(
+          "REVISION_TIMEOUT",
+          `the ${req.what} projection did not reach revision ${req.minRevision} within ${maxWaitMs} ms (it is at ${projection.revision})`,
+        );
+      }
+    }
+    return this.page(req, projection);
+  }
+
+  private page(req: VerbRequest, projection: Projection): Uint8Array {
+    const { projections, nc } = this.opts;
+    const registry = projections.registry.store;
+    const key = `${requestKey(req)}@${projection.revision}${req.what === "needs" ? `/${registry.revision}` : ""}`;
+    const hit = this.cache.get(key);
+    if (hit !== undefined) {
+      this.counters.cacheHits++;
+      return hit;
+    }
+    const page = buildPage(req, {
+      store: projection.store,
+      isAnswered: req.what === "needs" ? (kind) => registry.get(kind) !== undefined : undefined,
+      maxBytes: nc.info!.max_payload - PAYLOAD_MARGIN,
+    });
+    const bytes = this.encoder.encode(page.body);
+    this.cache.set(key, bytes);
+    return bytes;
+  }
+
+  private async handle(msg: ServiceMsg): Promise<void> {
+    let bytes: Uint8Array;
+    try {
+      bytes = await this.answer(msg.data);
+    } catch (err) {
+      this.fail(msg, wrapError("INTERNAL", "the answer could not be built", err));
+      return;
+    }
+    const max = this.opts.nc.info?.max_payload ?? Number.POSITIVE_INFINITY;
+    if (bytes.length > max) {
+      this.fail(msg, new ProvisionerError("INTERNAL", `the answer (${bytes.length} bytes) is over the max payload (${max}); ask with a smaller limit`));
+      return;
+    }
+    this.respond(msg, () => msg.respond(bytes));
+  }
+
+  private fail(msg: ServiceMsg, err: ProvisionerError): void {
+    this.counters.errors++;
+    if (err.status >= 500) this.log.warn({ code: err.code, err: err.message }, "the verb answered with an error");
+    else this.log.debug({ code: err.code, err: err.message }, "the verb refused a request");
+    const body = this.encoder.encode(JSON.stringify(err.toReplyBody()));
+    this.respond(msg, () => msg.respondError(err.status, err.message.replace(/[\r\n]+/g, " "), body));
+  }
+
+  /** Respond without ever throwing into the client's read loop. */
+  private respond(msg: ServiceMsg, send: () => boolean): void {
+    if (!msg.reply) return;
+    try {
+      send();
+    } catch (err) {
+      this.log.error({ err: (err as Error).message }, "a reply could not be sent");
+    }
+  }
+}
