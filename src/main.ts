@@ -10,7 +10,7 @@ import type { Subscription } from "rxjs";
 import type { Logger } from "./log.js";
 import { ProvisionerError, wrapError } from "./errors.js";
 import { WHATS, type What } from "./keys/mod.js";
-import { BUCKETS, specFor } from "./projections/buckets.js";
+import { BUCKETS, SEAT_BUCKET, specFor } from "./projections/buckets.js";
 import { Projection } from "./projections/projection.js";
 import { ensureBuckets, type BucketPlan } from "./streams/buckets.js";
 import { watchBucket } from "./streams/kv-watch.js";
@@ -19,6 +19,7 @@ import { kvRegistryWriter } from "./reconcile/apply.js";
 import { Reconciler } from "./reconcile/loop.js";
 import { desiredRegistry, REGISTRY_TABLE, type RegistryValue } from "./reconcile/registry.js";
 import { VerbService } from "./verb/service.js";
+import { Seat } from "./seat/lease.js";
 import { VERSION } from "./version.js";
 
 export interface ProvisionerOptions {
@@ -26,6 +27,7 @@ export interface ProvisionerOptions {
   readonly driftDelayMs: number;
   readonly maxWaitMs: number;
   readonly replicas: number;
+  readonly seatTtlMs: number;
   /** The compiled table by default; tests may pass another. */
   readonly table?: readonly RegistryValue[];
   /** Prefix for the watches' deliver subjects (narrow grants). */
@@ -37,6 +39,7 @@ export interface Provisioner {
   readonly projections: Readonly<Record<What, Projection>>;
   readonly reconciler: Reconciler;
   readonly verb: VerbService;
+  readonly seat: Seat;
   /** Resolves once every projection has finished its first sync. */
   readonly synced: Promise<void>;
   stop(): Promise<void>;
@@ -47,6 +50,7 @@ export const BUCKET_PLANS: readonly BucketPlan[] = [
   { bucket: BUCKETS.needs, refuseRollups: true },
   { bucket: BUCKETS.applied, refuseRollups: true },
   { bucket: BUCKETS.collect, refuseRollups: true },
+  { bucket: SEAT_BUCKET, refuseRollups: false },
 ];
 
 async function openJetStream(nc: NatsConnection): Promise<JetStreamManager> {
@@ -75,18 +79,34 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     subs.push(p.connect(watchBucket({ nc, js, jsm, log }, { bucket: BUCKETS[what], fromRevision: () => p.revision })));
   }
 
-  const registryKv = await new Kvm(js).open(BUCKETS.registry);
+  const kvm = new Kvm(js);
+  const seat = new Seat({ kv: await kvm.open(SEAT_BUCKET), ttlMs: opts.seatTtlMs, log });
   const reconciler = new Reconciler({
     registry: projections.registry,
-    writer: kvRegistryWriter(registryKv, js, BUCKETS.registry),
+    writer: kvRegistryWriter(await kvm.open(BUCKETS.registry), js, BUCKETS.registry, seat.instance),
     desired,
     intervalMs: opts.registryIntervalMs,
     driftDelayMs: opts.driftDelayMs,
     log,
+    mayWrite: () => seat.mayWrite(),
   });
   reconciler.start();
+  // A new holder reconciles at once: its projections are already warm.
+  subs.push(
+    seat.view$.subscribe((v) => {
+      if (v.isHolder && projections.registry.hasSynced) void reconciler.run("seat");
+    }),
+  );
+  await seat.start();
 
-  const verb = new VerbService({ nc, projections, log, version: VERSION, maxWaitMs: opts.maxWaitMs });
+  const verb = new VerbService({
+    nc,
+    projections,
+    log,
+    version: VERSION,
+    maxWaitMs: opts.maxWaitMs,
+    statsData: () => ({ seat: { holder: seat.holder ?? null, isHolder: seat.isHolder, instance: seat.instance } }),
+  });
   try {
     await verb.start();
   } catch (err) {
@@ -107,12 +127,14 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
       await verb.stop();
+      // Finish the write in flight, then hand the seat over.
       await reconciler.stop();
+      await seat.release();
       for (const s of subs) s.unsubscribe();
       for (const w of WHATS) projections[w].stop();
     })());
 
-  return { nc, projections, reconciler, verb, synced, stop };
+  return { nc, projections, reconciler, verb, seat, synced, stop };
 }
 
 export { ProvisionerError };

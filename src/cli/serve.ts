@@ -43,6 +43,7 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
       nc,
       {
         registryIntervalMs: cfg.registryIntervalMs,
+        seatTtlMs: cfg.seatTtlMs,
         driftDelayMs: cfg.driftDelayMs,
         maxWaitMs: cfg.maxWaitMs,
         replicas: cfg.replicas,

@@ -31,19 +31,36 @@ export interface ApplyReport {
 
 const encode = (v: RegistryValue): Uint8Array => new TextEncoder().encode(JSON.stringify(v));
 
-export function kvRegistryWriter(kv: KV, js: JetStreamClient, bucket: string): RegistryWriter {
+/** The header naming the instance that wrote a registry entry, so the stream shows who wrote what. */
+export const WRITER_HEADER = "Mesh-Provisioner-Instance";
+
+/**
+ * Registry writes as JetStream publishes on the bucket's subjects, each with
+ * the expected last revision of its key (compare-and-set) and the writer's
+ * instance in a header.
+ */
+export function kvRegistryWriter(kv: KV, js: JetStreamClient, bucket: string, instance: string): RegistryWriter {
+  const publish = async (kind: string, data: Uint8Array | undefined, expected: number, op?: "DEL"): Promise<number> => {
+    const h = headers();
+    h.set("Nats-Expected-Last-Subject-Sequence", `${expected}`);
+    h.set(WRITER_HEADER, instance);
+    if (op) h.set("KV-Operation", op);
+    const ack = await js.publish(`$KV.${bucket}.${kind}`, data, { headers: h });
+    return ack.seq;
+  };
   return {
-    create: (kind, value) => kv.create(kind, encode(value)),
-    update: (kind, value, revision) => kv.update(kind, encode(value), revision),
-    async delete(kind, revision) {
-      // kv.delete() does not return the revision it wrote; publish the same
-      // delete marker ourselves so the loop can wait for its projection.
-      const h = headers();
-      h.set("KV-Operation", "DEL");
-      h.set("Nats-Expected-Last-Subject-Sequence", `${revision}`);
-      const ack = await js.publish(`$KV.${bucket}.${kind}`, undefined, { headers: h });
-      return ack.seq;
+    async create(kind, value) {
+      try {
+        return await publish(kind, encode(value), 0);
+      } catch (err) {
+        // The key may hold a delete marker: create on top of that marker only.
+        const e = await kv.get(kind);
+        if (e === null || e.operation === "PUT") throw err;
+        return publish(kind, encode(value), e.revision);
+      }
     },
+    update: (kind, value, revision) => publish(kind, encode(value), revision),
+    delete: (kind, revision) => publish(kind, undefined, revision, "DEL"),
   };
 }
 
@@ -52,10 +69,16 @@ export async function applyOperations(
   operations: readonly Operation[],
   unchanged: readonly string[],
   log: Logger,
+  mayWrite: () => boolean = () => true,
 ): Promise<ApplyReport> {
   const report: ApplyReport = { created: [], updated: [], deleted: [], unchanged: [...unchanged], failed: [], lastRevision: 0 };
   let last = 0;
   for (const op of operations) {
+    // Fence every single write: a holder whose lease is in doubt stops at once.
+    if (!mayWrite()) {
+      report.failed.push({ kind: op.kind, op: op.type, error: "this instance no longer holds the seat" });
+      continue;
+    }
     try {
       let rev: number;
       switch (op.type) {

@@ -23,7 +23,7 @@ export interface ReconcilerOptions {
   readonly mayWrite?: () => boolean;
 }
 
-export type Trigger = "start" | "interval" | "drift" | "manual";
+export type Trigger = "start" | "interval" | "drift" | "seat" | "manual";
 
 /** The registry projection as the diff sees it: every key, out-of-shape ones with no value. */
 export function observedRegistry(registry: Projection): Map<string, Observed> {
@@ -81,7 +81,7 @@ export class Reconciler {
     }
     this.runs++;
     const plan = diffRegistry(desired, observedRegistry(registry));
-    const report = await applyOperations(writer, plan.operations, plan.unchanged, log);
+    const report = await applyOperations(writer, plan.operations, plan.unchanged, log, this.opts.mayWrite);
     const written = report.created.length + report.updated.length + report.deleted.length;
     this.writes += written;
     this.lastReport = report;

@@ -40,6 +40,7 @@ export interface Stack {
 
 export const FAST: ProvisionerOptions = {
   registryIntervalMs: 3_600_000,
+  seatTtlMs: 10_000,
   driftDelayMs: 50,
   maxWaitMs: 5_000,
   replicas: 1,

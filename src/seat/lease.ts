@@ -1,0 +1,193 @@
+/**
+ * The seat as a lease in the bucket `mesh-provisioner_seat`, key `holder`
+ * (I/O). Taken by create-if-absent or, after a whole ttl without a renewal, by
+ * a compare-and-set on the revision a standby saw, so only one standby can win;
+ * renewed by compare-and-set several times per ttl; released by a
+ * compare-and-set delete so a standby takes over at once. The decisions are
+ * in ./state.ts; this file only times them and talks to the bucket.
+ */
+import { hostname } from "node:os";
+import { randomUUID } from "node:crypto";
+import { BehaviorSubject } from "rxjs";
+import type { KV, KvWatchEntry } from "@nats-io/kv";
+import type { Logger } from "../log.js";
+import {
+  DEFAULT_TIMING,
+  initialState,
+  lost,
+  mayWrite,
+  observed,
+  renewEvery,
+  takeAt,
+  won,
+  type HolderValue,
+  type SeatState,
+  type SeatTiming,
+} from "./state.js";
+
+export const SEAT_KEY = "holder";
+
+export interface SeatOptions {
+  readonly kv: KV;
+  readonly ttlMs: number;
+  readonly log: Logger;
+  /** Monotonic milliseconds; performance.now() unless a test passes its own. */
+  readonly clock?: () => number;
+  readonly instance?: string;
+}
+
+export interface SeatView {
+  readonly isHolder: boolean;
+  readonly holder?: HolderValue;
+}
+
+const encode = (v: HolderValue): Uint8Array => new TextEncoder().encode(JSON.stringify(v));
+
+function decodeHolder(e: { operation: string; value: Uint8Array }): HolderValue | undefined {
+  if (e.operation !== "PUT") return undefined;
+  try {
+    return JSON.parse(new TextDecoder().decode(e.value)) as HolderValue;
+  } catch {
+    return { instance: "(unreadable)", host: "", pid: 0, since: "" };
+  }
+}
+
+export class Seat {
+  readonly instance: string;
+  readonly timing: SeatTiming;
+  /** The holder as this instance sees it, and whether it is us; emits on every change of holder. */
+  readonly view$ = new BehaviorSubject<SeatView>({ isHolder: false });
+  private state: SeatState;
+  private timer: NodeJS.Timeout | undefined;
+  private watch: AsyncIterable<KvWatchEntry> & { stop(): void } | undefined;
+  private busy = false;
+  private stopped = false;
+  private readonly clock: () => number;
+  private readonly log: Logger;
+
+  constructor(private readonly opts: SeatOptions) {
+    this.clock = opts.clock ?? (() => performance.now());
+    this.instance = opts.instance ?? `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`;
+    this.timing = DEFAULT_TIMING(opts.ttlMs);
+    this.state = initialState(this.clock());
+    this.log = opts.log.child({ component: "seat", instance: this.instance });
+  }
+
+  get isHolder(): boolean {
+    return this.state.role === "holder";
+  }
+
+  get holder(): HolderValue | undefined {
+    return this.state.holder;
+  }
+
+  /** May this instance write now? False as soon as its hold is in doubt. */
+  mayWrite(): boolean {
+    return mayWrite(this.state, this.clock(), this.timing);
+  }
+
+  async start(): Promise<void> {
+    const { kv } = this.opts;
+    const e = await kv.get(SEAT_KEY).catch(() => null);
+    if (e) this.apply(observed(this.state, e.revision, decodeHolder(e), this.clock(), this.instance));
+    this.watch = (await kv.watch({ key: SEAT_KEY })) as AsyncIterable<KvWatchEntry> & { stop(): void };
+    void this.follow(this.watch);
+    await this.tick();
+  }
+
+  /** Stop renewing; as holder, release the seat (compare-and-set delete) so a standby takes over at once. */
+  async release(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.timer);
+    this.watch?.stop();
+    if (this.state.role !== "holder") return;
+    const rev = this.state.revision;
+    this.apply(lost(this.state, this.clock()));
+    try {
+      await this.opts.kv.delete(SEAT_KEY, { previousSeq: rev });
+      this.log.info({ revision: rev }, "released the seat for a standby to take");
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, "could not release the seat; a standby takes it after the lease time");
+    }
+  }
+
+  private async follow(watch: AsyncIterable<KvWatchEntry>): Promise<void> {
+    try {
+      for await (const e of watch) {
+        if (this.stopped) break;
+        this.apply(observed(this.state, e.operation === "PUT" ? e.revision : 0, decodeHolder(e), this.clock(), this.instance));
+        this.schedule();
+      }
+    } catch (err) {
+      this.log.warn({ err: (err as Error).message }, "the seat's watch ended; the lease timers still decide");
+    }
+  }
+
+  private schedule(): void {
+    if (this.stopped) return;
+    clearTimeout(this.timer);
+    const wait =
+      this.state.role === "holder" ? renewEvery(this.timing) : Math.max(0, takeAt(this.state, this.timing) - this.clock());
+    this.timer = setTimeout(() => void this.tick(), wait);
+  }
+
+  private async tick(): Promise<void> {
+    if (this.stopped || this.busy) return;
+    this.busy = true;
+    try {
+      if (this.state.role === "holder") await this.renew();
+      else if (this.clock() >= takeAt(this.state, this.timing)) await this.take();
+    } finally {
+      this.busy = false;
+      this.schedule();
+    }
+  }
+
+  private async renew(): Promise<void> {
+    const sentAt = this.clock();
+    const value = this.state.holder as HolderValue;
+    try {
+      const rev = await this.opts.kv.update(SEAT_KEY, encode(value), this.state.revision);
+      this.apply(won(this.state, rev, value, sentAt, this.clock()));
+    } catch (err) {
+      this.apply(lost(this.state, this.clock()));
+      this.log.warn({ err: (err as Error).message }, "lost the seat: a renewal failed; registry writes stopped");
+      await this.refresh();
+    }
+  }
+
+  private async take(): Promise<void> {
+    const { kv } = this.opts;
+    const sentAt = this.clock();
+    const value: HolderValue = { instance: this.instance, host: hostname(), pid: process.pid, since: new Date().toISOString() };
+    try {
+      const rev = this.state.revision === 0 ? await kv.create(SEAT_KEY, encode(value)) : await kv.update(SEAT_KEY, encode(value), this.state.revision);
+      this.apply(won(this.state, rev, value, sentAt, this.clock()));
+    } catch {
+      // Someone else was quicker, or our view was stale: look again.
+      await this.refresh();
+    }
+  }
+
+  private async refresh(): Promise<void> {
+    const e = await this.opts.kv.get(SEAT_KEY).catch(() => null);
+    if (e === null) return;
+    const holder = decodeHolder(e);
+    this.apply(observed(this.state, holder ? e.revision : 0, holder, this.clock(), this.instance));
+  }
+
+  private apply(next: SeatState): void {
+    const before = this.state;
+    this.state = next;
+    if (before.role !== next.role || before.holder?.instance !== next.holder?.instance) {
+      const isHolder = next.role === "holder";
+      if (before.holder?.instance !== next.holder?.instance || before.role !== next.role) {
+        this.log.info(
+          { holder: next.holder ?? null, isHolder, revision: next.revision },
+          isHolder ? "this instance holds the seat: it writes the registry" : next.holder ? "the seat is held by another instance" : "the seat is free",
+        );
+      }
+      this.view$.next({ isHolder, holder: next.holder });
+    }
+  }
+}
