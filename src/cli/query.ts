@@ -4,6 +4,7 @@ import { connectBus } from "../connect.js";
 import { ProvisionerError } from "../errors.js";
 import { WHATS } from "../keys/mod.js";
 import { askAll } from "../verb/client.js";
+import { describeSeat, instances } from "../verb/instances.js";
 import { failAndExit } from "./fail.js";
 import { formatAnswer } from "./table.js";
 
@@ -32,7 +33,11 @@ export async function queryCommand(what: string, flags: QueryFlags): Promise<voi
     const nc = await connectBus(connectionConfig(flags), "mesh-provisioner query");
     try {
       const answer = await askAll(nc, request, { timeoutMs: flags.timeout ? Number(flags.timeout) : 10_000 });
-      process.stdout.write(flags.json ? `${JSON.stringify(answer, null, 2)}\n` : formatAnswer(answer));
+      if (flags.json) process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
+      else {
+        const seat = await instances(nc).then(describeSeat, (err: unknown) => `seat: unknown (${(err as Error).message})`);
+        process.stdout.write(`${formatAnswer(answer)}\n${seat}\n`);
+      }
     } finally {
       await nc.close();
     }

@@ -179,15 +179,17 @@ export class Seat {
   private apply(next: SeatState): void {
     const before = this.state;
     this.state = next;
-    if (before.role !== next.role || before.holder?.instance !== next.holder?.instance) {
-      const isHolder = next.role === "holder";
-      if (before.holder?.instance !== next.holder?.instance || before.role !== next.role) {
-        this.log.info(
-          { holder: next.holder ?? null, isHolder, revision: next.revision },
-          isHolder ? "this instance holds the seat: it writes the registry" : next.holder ? "the seat is held by another instance" : "the seat is free",
-        );
-      }
-      this.view$.next({ isHolder, holder: next.holder });
-    }
+    const isHolder = next.role === "holder";
+    const changed = before.role !== next.role || before.holder?.instance !== next.holder?.instance;
+    // Our own take, seen by the watch before its acknowledgement: wait for the acknowledgement.
+    const ownTakeInFlight = !isHolder && next.holder?.instance === this.instance;
+    if (!changed || ownTakeInFlight) return;
+    const message = isHolder
+      ? "this instance holds the seat: it writes the registry"
+      : next.holder
+        ? "the seat is held by another instance"
+        : "the seat is free";
+    this.log.info({ holder: next.holder ?? null, isHolder, revision: next.revision }, message);
+    this.view$.next({ isHolder, holder: next.holder });
   }
 }
