@@ -13,13 +13,14 @@ export function parseDuration(text: string, what = "duration"): number {
     total += Number(m[1]) * (UNIT_MS[m[2] as string] as number);
     consumed += m[0].length;
   }
+  total = Math.round(total);
   if (s.length === 0 || consumed !== s.length || !Number.isFinite(total) || total <= 0) {
     throw new ProvisionerError(
       "CONFIG",
       `${what} "${text}" is not a duration: write a positive number with a unit, such as 500ms, 3s, 2m or 1h`,
     );
   }
-  return Math.round(total);
+  return total;
 }
 
 export function formatDuration(ms: number): string {

@@ -78,9 +78,10 @@ export function registrySpec(knownKinds: ReadonlySet<string> = KNOWN_KINDS): Buc
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
         return { ok: false, reason: `registry value of "${key}" is not a JSON object; the seat holder rewrites it from the compiled table`, readable: s.fields };
       }
-      // A registry entry is the registry value itself (its `kind` is its key in
-      // the bucket), with the value and its revision beside it.
-      const json = JSON.stringify({ ...(parsed as Record<string, unknown>), value: parsed, revision });
+      // A registry entry is the registry value itself, with the value and its
+      // revision beside it. Its `kind` is always its key in the bucket, even
+      // when a stored value says otherwise (the reconciler rewrites such a value).
+      const json = JSON.stringify({ ...(parsed as Record<string, unknown>), kind: key, value: parsed, revision });
       return { ok: true, fields: s.fields, json, value: parsed };
     },
   };
