@@ -4,6 +4,7 @@ import { VERSION } from "../version.js";
 import { addConnectionOptions } from "./options.js";
 import { serveCommand } from "./serve.js";
 import { queryCommand } from "./query.js";
+import { permissionsCommand } from "./permissions.js";
 
 function whole(name: string) {
   return (v: string): string => {
@@ -44,6 +45,14 @@ export function program(): Command {
     .option("--timeout <ms>", "how long to wait for each page", whole("--timeout"), "10000")
     .option("--json", "print the merged answer as JSON")
     .action((what: string, flags) => queryCommand(what, flags));
+
+  prog
+    .command("permissions")
+    .description("print the least grant of a role as nats-server configuration JSON")
+    .option("--role <role>", "provisioner, node or provider")
+    .option("--node <node>", "the node, for --role node")
+    .option("--example", "print an example accounts block with one user per role")
+    .action((flags) => permissionsCommand(flags));
 
   return prog;
 }

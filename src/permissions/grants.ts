@@ -1,0 +1,143 @@
+/**
+ * The least grant of each role, in the form a nats-server configuration takes
+ * (pure). Subjects are those the NATS v3 client uses against nats-server 2.9:
+ *
+ * - KV put / delete: a publish on `$KV.<bucket>.<key>` (the PubAck comes back
+ *   to the client's inbox);
+ * - KV get: direct get `$JS.API.DIRECT.GET.<stream>.<subject>` (the key is in
+ *   the subject) or message get `$JS.API.STREAM.MSG.GET.<stream>` (the key is
+ *   in the body, so it cannot be narrowed by subject);
+ * - KV watch: an ordered consumer, created on
+ *   `$JS.API.CONSUMER.CREATE.<stream>.<name>[.<filter>]`, read with
+ *   `CONSUMER.INFO`, removed with `CONSUMER.DELETE`, its flow control answered
+ *   on `$JS.FC.<stream>.>`, its messages delivered to the client's inbox.
+ *
+ * Every role gets its own inbox prefix, so replies and watch deliveries stay
+ * inside a subject space nobody else may subscribe to. No role gets
+ * `$JS.API.>` wholesale, and every role is denied stream purge, delete,
+ * update (but the service's own switch of roll-ups on the node buckets) and
+ * message delete.
+ */
+import { BUCKETS, SEAT_BUCKET } from "../projections/buckets.js";
+import { isPlainToken } from "../keys/mod.js";
+import { ProvisionerError } from "../errors.js";
+import { VERB_SUBJECT, SERVICE_NAME } from "../verb/service.js";
+
+export type Role = "provisioner" | "node" | "provider";
+export const ROLES: readonly Role[] = ["provisioner", "node", "provider"];
+
+export interface Grant {
+  publish: { allow: string[]; deny: string[] };
+  subscribe: { allow: string[]; deny: string[] };
+  allow_responses: boolean | { max: number; expires: string };
+}
+
+export const FEED_PREFIX = "mesh-provisioner.feed";
+const API = "$JS.API";
+const NODE_BUCKETS = [BUCKETS.needs, BUCKETS.applied, BUCKETS.collect] as const;
+const stream = (bucket: string): string => `KV_${bucket}`;
+
+/** The inbox prefix of a role: replies and watch deliveries arrive under it. */
+export function inboxPrefix(role: Role, node?: string): string {
+  switch (role) {
+    case "provisioner":
+      return "_INBOX_mesh-provisioner";
+    case "provider":
+      return "_INBOX_mesh-provider";
+    case "node":
+      return `_INBOX_mesh-node_${node}`;
+  }
+}
+
+/** Denied to every role, whatever else it may do. */
+export const ALWAYS_DENIED: readonly string[] = [
+  `${API}.STREAM.PURGE.>`,
+  `${API}.STREAM.DELETE.>`,
+  `${API}.STREAM.MSG.DELETE.>`,
+  `${API}.CONSUMER.DURABLE.CREATE.>`,
+];
+
+/** Reading a bucket: get by either route the client uses, and watching it. */
+function readBucket(bucket: string): string[] {
+  const s = stream(bucket);
+  return [
+    `${API}.STREAM.INFO.${s}`,
+    `${API}.DIRECT.GET.${s}`,
+    `${API}.DIRECT.GET.${s}.>`,
+    `${API}.STREAM.MSG.GET.${s}`,
+    `${API}.CONSUMER.CREATE.${s}`,
+    `${API}.CONSUMER.CREATE.${s}.>`,
+    `${API}.CONSUMER.INFO.${s}.*`,
+    `${API}.CONSUMER.DELETE.${s}.*`,
+    `$JS.FC.${s}.>`,
+  ];
+}
+
+/** Asking the verb (request/reply; the reply comes to the caller's inbox). */
+const askVerb = (): string[] => [VERB_SUBJECT, `$SRV.*.${SERVICE_NAME}`, `$SRV.*.${SERVICE_NAME}.*`];
+
+function provisioner(): Grant {
+  const own = [BUCKETS.registry, SEAT_BUCKET];
+  const all = [BUCKETS.registry, ...NODE_BUCKETS, SEAT_BUCKET];
+  return {
+    publish: {
+      allow: [
+        `${API}.INFO`,
+        ...all.map((b) => `${API}.STREAM.CREATE.${stream(b)}`),
+        // Only to refuse roll-up headers on a node bucket found allowing them.
+        ...NODE_BUCKETS.map((b) => `${API}.STREAM.UPDATE.${stream(b)}`),
+        ...all.flatMap(readBucket),
+        ...own.map((b) => `$KV.${b}.>`),
+        `${FEED_PREFIX}.>`,
+        ...askVerb(),
+      ],
+      deny: [...ALWAYS_DENIED, ...NODE_BUCKETS.map((b) => `$KV.${b}.>`), `${API}.STREAM.UPDATE.${stream(BUCKETS.registry)}`],
+    },
+    subscribe: {
+      allow: [`${inboxPrefix("provisioner")}.>`, VERB_SUBJECT, "$SRV.*", `$SRV.*.${SERVICE_NAME}`, `$SRV.*.${SERVICE_NAME}.*`],
+      deny: [],
+    },
+    allow_responses: true,
+  };
+}
+
+function node(n: string): Grant {
+  return {
+    publish: {
+      allow: [
+        `${API}.INFO`,
+        ...NODE_BUCKETS.flatMap((b) => [`$KV.${b}.${n}.>`, `${API}.STREAM.INFO.${stream(b)}`]),
+        ...readBucket(BUCKETS.registry),
+        ...askVerb(),
+      ],
+      deny: [...ALWAYS_DENIED, `${API}.STREAM.UPDATE.>`, `${API}.STREAM.CREATE.>`, `$KV.${BUCKETS.registry}.>`],
+    },
+    subscribe: { allow: [`${inboxPrefix("node", n)}.>`], deny: [] },
+    allow_responses: false,
+  };
+}
+
+function provider(): Grant {
+  return {
+    publish: {
+      allow: [`${API}.INFO`, ...readBucket(BUCKETS.needs), ...askVerb()],
+      deny: [...ALWAYS_DENIED, `${API}.STREAM.UPDATE.>`, `${API}.STREAM.CREATE.>`, "$KV.>"],
+    },
+    subscribe: { allow: [`${inboxPrefix("provider")}.>`], deny: [] },
+    allow_responses: false,
+  };
+}
+
+export function grantFor(role: Role, nodeName?: string): Grant {
+  switch (role) {
+    case "provisioner":
+      return provisioner();
+    case "provider":
+      return provider();
+    case "node":
+      if (nodeName === undefined || !isPlainToken(nodeName)) {
+        throw new ProvisionerError("CONFIG", "--role node needs --node N, where N is a plain token (A-Z a-z 0-9 - _ / =)");
+      }
+      return node(nodeName);
+  }
+}
