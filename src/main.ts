@@ -20,6 +20,7 @@ import { Reconciler } from "./reconcile/loop.js";
 import { desiredRegistry, REGISTRY_TABLE, type RegistryValue } from "./reconcile/registry.js";
 import { VerbService } from "./verb/service.js";
 import { Seat } from "./seat/lease.js";
+import { startFeed } from "./feed/publisher.js";
 import { VERSION } from "./version.js";
 
 export interface ProvisionerOptions {
@@ -98,6 +99,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     }),
   );
   await seat.start();
+  subs.push(startFeed({ nc, projections, isHolder: () => seat.isHolder, log }));
 
   const verb = new VerbService({
     nc,

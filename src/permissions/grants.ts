@@ -21,6 +21,7 @@
 import { BUCKETS, SEAT_BUCKET } from "../projections/buckets.js";
 import { isPlainToken } from "../keys/mod.js";
 import { ProvisionerError } from "../errors.js";
+import { FEED_PREFIX } from "../feed/events.js";
 import { VERB_SUBJECT, SERVICE_NAME } from "../verb/service.js";
 
 export type Role = "provisioner" | "node" | "provider";
@@ -32,7 +33,6 @@ export interface Grant {
   allow_responses: boolean | { max: number; expires: string };
 }
 
-export const FEED_PREFIX = "mesh-provisioner.feed";
 const API = "$JS.API";
 const NODE_BUCKETS = [BUCKETS.needs, BUCKETS.applied, BUCKETS.collect] as const;
 const stream = (bucket: string): string => `KV_${bucket}`;

@@ -1,0 +1,39 @@
+/**
+ * The live feed (I/O): while this instance holds the seat, every change a
+ * projection applies after its first sync is published on
+ * `mesh-provisioner.feed.<what>.<key>`. Standbys publish nothing. The seat's
+ * own bucket has no feed.
+ */
+import type { NatsConnection } from "@nats-io/nats-core";
+import { merge, map, type Subscription } from "rxjs";
+import type { Logger } from "../log.js";
+import type { What } from "../keys/mod.js";
+import type { Projection } from "../projections/projection.js";
+import { feedEvent, feedSubject } from "./events.js";
+
+export interface FeedOptions {
+  readonly nc: NatsConnection;
+  readonly projections: Readonly<Record<What, Projection>>;
+  readonly isHolder: () => boolean;
+  readonly log: Logger;
+}
+
+export function startFeed(opts: FeedOptions): Subscription {
+  const { nc, projections, isHolder, log } = opts;
+  const registry = projections.registry.store;
+  const isAnswered = (kind: string): boolean => registry.get(kind) !== undefined;
+  let published = 0;
+  const sub = merge(
+    ...(Object.entries(projections) as [What, Projection][]).map(([what, p]) => p.changes$.pipe(map((change) => ({ what, change })))),
+  ).subscribe(({ what, change }) => {
+    if (!isHolder()) return;
+    try {
+      nc.publish(feedSubject(what, change.key), feedEvent(what, change, what === "needs" ? isAnswered : undefined));
+      published++;
+    } catch (err) {
+      log.warn({ what, key: change.key, err: (err as Error).message }, "a feed event could not be published");
+    }
+  });
+  sub.add(() => log.debug({ published }, "feed stopped"));
+  return sub;
+}
