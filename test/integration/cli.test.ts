@@ -1,0 +1,192 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { spawn, type ChildProcess } from "node:child_process";
+import { fileURLToPath } from "node:url";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { Kvm } from "@nats-io/kv";
+import { connectTo } from "../helpers/stack.js";
+import { until } from "../helpers/verb-pages.js";
+import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
+import { BUCKETS } from "../../src/projections/buckets.js";
+
+// dist/test/integration/cli.test.js -> the repository's bin/
+const BIN = fileURLToPath(new URL("../../../bin/mesh-provisioner", import.meta.url));
+const KINDS = ["access", "bound", "collected", "config", "consumers", "contribution", "dir", "environment", "machine", "port", "seat", "secret", "shell"];
+
+interface Ran {
+  code: number | null;
+  signal: NodeJS.Signals | null;
+  stdout: string;
+  stderr: string;
+  ms: number;
+}
+
+interface Running {
+  child: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  exited: Promise<Ran>;
+}
+
+const children = new Set<ChildProcess>();
+
+function start(args: string[], env: NodeJS.ProcessEnv): Running {
+  const t0 = Date.now();
+  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
+  children.add(child);
+  let out = "";
+  let err = "";
+  child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
+  child.stderr!.setEncoding("utf8").on("data", (c: string) => (err += c));
+  const exited = new Promise<Ran>((resolve) => {
+    child.once("close", (code, signal) => {
+      children.delete(child);
+      resolve({ code, signal, stdout: out, stderr: err, ms: Date.now() - t0 });
+    });
+  });
+  return { child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Run a command to its end, killing it after `ms`. */
+async function run(args: string[], env: NodeJS.ProcessEnv, ms = 15_000): Promise<Ran> {
+  const r = start(args, env);
+  const timer = setTimeout(() => r.child.kill("SIGKILL"), ms);
+  try {
+    return await r.exited;
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+const jsonLines = (text: string): Record<string, unknown>[] =>
+  text
+    .split("\n")
+    .filter((l) => l.trim().length > 0)
+    .map((l) => {
+      try {
+        return JSON.parse(l) as Record<string, unknown>;
+      } catch {
+        throw new Error(`a stderr line is not JSON: ${l}`);
+      }
+    });
+
+describe("the command line, as a user runs it", () => {
+  let server: RunningNatsServer;
+  let env: NodeJS.ProcessEnv;
+  let serve: Running;
+  let client: NatsConnection;
+  let lastNeeds = 0;
+
+  before(async () => {
+    server = await startNatsServer();
+    // NATS_URL points at the private server so that nothing can reach a server on 4222.
+    env = { ...process.env, NATS_URL: server.url };
+    delete env["LOG_LEVEL"];
+    delete env["NATS_CREDS"];
+    serve = start(["serve", "--server", server.url], env);
+    await until(
+      () => (jsonLines(serve.stderr()).some((l) => l["msg"] === "all projections synced: answering from them") ? true : undefined),
+      15_000,
+      `serve syncing (stderr so far: ${serve.stderr().slice(-2000)})`,
+    );
+    client = await connectTo(server);
+    const kv = await new Kvm(client).open(BUCKETS.needs);
+    await kv.put("n1.web.config.port", '{"default":8080}');
+    await kv.put("n1.web.weird.x", "not json");
+    lastNeeds = await kv.put("n2.web.config.port", "9090");
+  });
+  after(async () => {
+    for (const c of children) c.kill("SIGKILL");
+    await client?.close();
+    await server?.stop();
+  });
+
+  test("serve logs JSON lines on stderr, from the very process that was started", () => {
+    const lines = jsonLines(serve.stderr());
+    assert.ok(lines.length >= 2);
+    for (const l of lines) {
+      assert.equal(typeof l["level"], "string");
+      assert.equal(typeof l["msg"], "string");
+      assert.equal(typeof l["time"], "string");
+    }
+    const starting = lines.find((l) => l["msg"] === "starting mesh-provisioner");
+    assert.ok(starting, "a start line");
+    assert.equal(starting["pid"], serve.child.pid, "no forked child: the pid logged is the pid started");
+    assert.equal(serve.stdout(), "");
+  });
+
+  test("query registry prints a table of the 13 kinds", async () => {
+    const r = await run(["query", "registry"], env);
+    assert.equal(r.code, 0, r.stderr);
+    const lines = r.stdout.split("\n");
+    const header = lines.findIndex((l) => /^KIND\s+MODULE/.test(l));
+    assert.ok(header >= 0, r.stdout);
+    const rows: string[] = [];
+    for (const l of lines.slice(header + 1)) {
+      if (l.trim() === "") break;
+      rows.push(l.split(/\s+/)[0] as string);
+    }
+    assert.deepEqual(rows, KINDS);
+    assert.match(r.stdout, /mesh-vault\.secret/);
+  });
+
+  test("query needs --node n1 --json prints the merged answer of n1 only", async () => {
+    const r = await run(["query", "needs", "--node", "n1", "--json", "--min-revision", String(lastNeeds)], env);
+    assert.equal(r.code, 0, r.stderr);
+    const answer = JSON.parse(r.stdout) as { what: string; revision: number; entries: Record<string, unknown>[]; outOfShape: unknown[]; next?: string };
+    assert.equal(answer.what, "needs");
+    assert.ok(answer.revision >= lastNeeds);
+    assert.deepEqual(answer.outOfShape, []);
+    assert.equal(answer.next, undefined);
+    assert.deepEqual(
+      answer.entries.map((e) => [e["key"], e["value"], e["answered"]]),
+      [
+        ["n1.web.config.port", { default: 8080 }, undefined],
+        ["n1.web.weird.x", "not json", false],
+      ],
+    );
+  });
+
+  test("query with a small --limit follows next to the end", async () => {
+    const r = await run(["query", "registry", "--limit", "2", "--json"], env);
+    assert.equal(r.code, 0, r.stderr);
+    const answer = JSON.parse(r.stdout) as { entries: { kind: string }[] };
+    assert.deepEqual(answer.entries.map((e) => e.kind), KINDS);
+  });
+
+  test("query bogus exits non-zero naming what it was given", async () => {
+    const r = await run(["query", "bogus"], env);
+    assert.notEqual(r.code, 0);
+    assert.match(r.stderr, /bogus/);
+    assert.equal(r.stdout, "");
+  });
+
+  test("serve --server nats://127.0.0.1:1 (unreachable) exits non-zero with a clear message", async () => {
+    const r = await run(["serve", "--server", "nats://127.0.0.1:1"], env, 20_000);
+    assert.equal(r.signal, null, "it exits by itself");
+    assert.notEqual(r.code, 0);
+    assert.equal(r.code, 3, "3: the server cannot be reached");
+    assert.match(r.stderr, /cannot connect to NATS at nats:\/\/127\.0\.0\.1:1/);
+  });
+
+  test("serve --registry-interval nonsense exits non-zero naming the flag", async () => {
+    const r = await run(["serve", "--registry-interval", "nonsense"], env);
+    assert.notEqual(r.code, 0);
+    assert.equal(r.code, 2, "2: a bad flag");
+    assert.match(r.stderr, /--registry-interval/);
+    assert.match(r.stderr, /nonsense/);
+  });
+
+  test("SIGTERM makes serve stop cleanly and exit 0 within a few seconds", async () => {
+    const t0 = Date.now();
+    serve.child.kill("SIGTERM");
+    const timer = setTimeout(() => serve.child.kill("SIGKILL"), 10_000);
+    const r = await serve.exited;
+    clearTimeout(timer);
+    const took = Date.now() - t0;
+    assert.equal(r.signal, null, "it exits by itself, not by the signal's default action");
+    assert.equal(r.code, 0, r.stderr.slice(-2000));
+    assert.ok(took < 5000, `took ${took} ms`);
+    assert.ok(jsonLines(r.stderr).some((l) => l["msg"] === "stopped cleanly"));
+  });
+});
