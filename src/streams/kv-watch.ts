@@ -10,7 +10,10 @@
  * - the snapshot ends when the consumer's pending count reaches zero;
  * - when the consumer ends, or the connection comes back after a drop, a new
  *   consumer starts at `fromRevision() + 1`, so no change is ever skipped
- *   (repeats are possible; the store ignores revisions it already applied).
+ *   (repeats are possible; the store ignores revisions it already applied);
+ * - a watch that dies without a disconnect (its consumer deleted, heartbeats
+ *   missed, or simply no progress while the stream is ahead of what was
+ *   applied, checked every few seconds) is restarted the same way.
  */
 import { Observable } from "rxjs";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -45,6 +48,8 @@ export interface WatchOptions {
   readonly fromRevision: () => number;
   /** Wait before re-creating a consumer that failed (doubles up to 10 s). */
   readonly retryMs?: number;
+  /** How often to compare the stream's last sequence with what was applied (0 turns the check off). */
+  readonly stallCheckMs?: number;
 }
 
 const OPERATION_HEADER = "KV-Operation";
@@ -112,6 +117,15 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
           },
         });
         current = messages;
+        void (async () => {
+          for await (const st of messages.status()) {
+            if (gen !== generation) break;
+            if (st.type === "consumer_deleted" || st.type === "heartbeats_missed") {
+              onEnded(gen, `the watch's consumer reported ${st.type}`, 0);
+              break;
+            }
+          }
+        })().catch(() => undefined);
         void messages.closed().then(
           (err) => onEnded(gen, err ? String((err as Error).message ?? err) : "the watch ended"),
           (err: unknown) => onEnded(gen, `the watch failed: ${(err as Error).message}`),
@@ -127,13 +141,34 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       }
     };
 
-    const onEnded = (gen: number, why: string): void => {
+    const onEnded = (gen: number, why: string, wait = baseRetry): void => {
       if (stopped || gen !== generation || nc.isClosed()) return;
       log.warn({ bucket: opts.bucket, why }, "the bucket's watch ended; resuming from the last applied revision");
       setTimeout(() => {
         if (!stopped && gen === generation) void start(why);
-      }, baseRetry).unref();
+      }, wait).unref();
     };
+
+    // A watch can stall without any signal: if the stream is ahead of what was
+    // applied and nothing was applied since the last check, start again.
+    let behind: { applied: number; lastSeq: number } | undefined;
+    const checkStall = async (): Promise<void> => {
+      if (stopped || current === undefined || nc.isClosed()) return;
+      const gen = generation;
+      const lastSeq = (await jsm.streams.info(stream)).state.last_seq;
+      const applied = opts.fromRevision();
+      if (lastSeq <= applied) behind = undefined;
+      else if (behind === undefined || behind.applied !== applied) behind = { applied, lastSeq };
+      else {
+        behind = undefined;
+        onEnded(gen, `the watch stalled: the stream is at ${lastSeq}, the projection at ${applied}`, 0);
+      }
+    };
+    const stallTimer =
+      (opts.stallCheckMs ?? 3000) > 0
+        ? setInterval(() => void checkStall().catch(() => undefined), opts.stallCheckMs ?? 3000)
+        : undefined;
+    stallTimer?.unref();
 
     // When the connection comes back, the server may have lost our consumer
     // (or we may have missed its messages): start a fresh one from where we are.
@@ -151,6 +186,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
     return () => {
       stopped = true;
       generation++;
+      clearInterval(stallTimer);
       status.stop?.();
       current?.stop();
     };

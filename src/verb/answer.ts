@@ -37,9 +37,20 @@ function entryText(e: Projected, ctx: AnswerContext): string {
   return e.json;
 }
 
+/**
+ * The size of an entry's value in its answer, in bytes. The value sits between
+ * the first `,"value":` and the last `,"revision":` of the entry's JSON (a JSON
+ * string cannot hold either sequence unescaped).
+ */
+export function valueBytes(e: Projected): number {
+  const start = e.json.indexOf(',"value":');
+  const end = e.json.lastIndexOf(',"revision":');
+  return start < 0 || end < start ? e.bytes : Buffer.byteLength(e.json.slice(start + 9, end));
+}
+
 /** An entry too large for any reply on this connection: its key and fields, without the value. */
 function tooLargeText(e: Projected): string {
-  return JSON.stringify({ key: e.key, ...e.fields, revision: e.revision, valueTooLarge: true, valueBytes: e.bytes });
+  return JSON.stringify({ key: e.key, ...e.fields, revision: e.revision, valueTooLarge: true, valueBytes: valueBytes(e) });
 }
 
 function contradicts(o: OutOfShapeKey, filters: readonly (readonly [string, string])[]): boolean {

@@ -61,11 +61,6 @@ describe("the watch resumes without a gap", () => {
 
   test(
     "after the watch's consumer is deleted under it, a key put next is answered within 15 s",
-    {
-      todo:
-        "bug: src/streams/kv-watch.ts does not notice its consumer was deleted; the projection stays stale (and still " +
-        "reports synced, answering 200 with old data) until the client library's 30 s idle heartbeat misses twice: ~90 s",
-    },
     async () => {
     // The projection has caught up first (the previous test may have left it resuming).
     await answersEverything(20_000);
