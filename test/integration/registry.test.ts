@@ -2,23 +2,9 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { REGISTRY_TABLE } from "../../src/reconcile/registry.js";
+import { until } from "../helpers/verb-pages.js";
 
 const KINDS = REGISTRY_TABLE.map((v) => v.kind).sort();
-
-async function until<T>(fn: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`condition not met within ${ms} ms${last ? `: ${String(last)}` : ""}`);
-    await new Promise((r) => setTimeout(r, 25));
-  }
-}
 
 describe("the registry", () => {
   let stack: Stack;
