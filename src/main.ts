@@ -33,10 +33,15 @@ export interface ProvisionerOptions {
   readonly table?: readonly RegistryValue[];
   /** Prefix for the watches' deliver subjects (narrow grants). */
   readonly inboxPrefix?: string;
+  /** Called once per verb request (metrics). */
+  readonly observe?: (status: number, what: string, seconds: number) => void;
 }
 
 export interface Provisioner {
   readonly nc: NatsConnection;
+  readonly jsm: JetStreamManager;
+  /** True while the connection to the bus is up. */
+  readonly connected: () => boolean;
   readonly projections: Readonly<Record<What, Projection>>;
   readonly reconciler: Reconciler;
   readonly verb: VerbService;
@@ -107,6 +112,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     log,
     version: VERSION,
     maxWaitMs: opts.maxWaitMs,
+    observe: opts.observe,
     statsData: () => ({ seat: { holder: seat.holder ?? null, isHolder: seat.isHolder, instance: seat.instance } }),
   });
   try {
@@ -136,7 +142,16 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
       for (const w of WHATS) projections[w].stop();
     })());
 
-  return { nc, projections, reconciler, verb, seat, synced, stop };
+  let up = true;
+  void (async () => {
+    for await (const s of nc.status()) {
+      if (s.type === "disconnect") up = false;
+      else if (s.type === "reconnect") up = true;
+    }
+  })().catch(() => undefined);
+  const connected = (): boolean => up && !nc.isClosed();
+
+  return { nc, jsm, connected, projections, reconciler, verb, seat, synced, stop };
 }
 
 export { ProvisionerError };

@@ -9,10 +9,13 @@ import { createLogger, type Logger } from "../log.js";
 import { startProvisioner, type Provisioner } from "../main.js";
 import { formatDuration } from "../duration.js";
 import { failAndExit } from "./fail.js";
+import { createMetrics } from "../http/metrics.js";
+import { startHttp, type HttpHandle } from "../http/server.js";
 
 export interface Served {
   readonly provisioner: Provisioner;
   readonly log: Logger;
+  readonly http?: HttpHandle;
   /** Stop everything and close the connection (what the signals do). */
   shutdown(reason: string): Promise<void>;
 }
@@ -39,6 +42,7 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
         else if (s.type === "reconnect") log?.info({ server: (s as { server?: string }).server }, "reconnected to NATS");
       }
     })().catch(() => undefined);
+    const metrics = createMetrics();
     const provisioner = await startProvisioner(
       nc,
       {
@@ -48,19 +52,23 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
         maxWaitMs: cfg.maxWaitMs,
         replicas: cfg.replicas,
         inboxPrefix: cfg.connection.inboxPrefix,
+        observe: metrics.observe,
       },
       log,
     );
+    metrics.bind(provisioner, provisioner.jsm);
+    const http = cfg.http ? await startHttp({ ...cfg.http, provisioner, metrics, log }) : undefined;
     const l = log;
     let done: Promise<void> | undefined;
     const shutdown = (reason: string): Promise<void> =>
       (done ??= (async () => {
         l.info({ reason }, "stopping: no new requests, finishing the write in flight");
+        await http?.close();
         await provisioner.stop();
         await nc.drain().catch(() => undefined);
         l.info("stopped cleanly");
       })());
-    return { provisioner, log, shutdown };
+    return { provisioner, log, http, shutdown };
   } catch (err) {
     failAndExit(err, log);
   }

@@ -39,8 +39,8 @@ export class Reconciler {
   private readonly log: Logger;
   runs = 0;
   lastReport: ApplyReport | undefined;
-  /** Total registry writes made by this instance (created + updated + deleted). */
-  writes = 0;
+  /** Registry writes made by this instance, by operation. */
+  readonly writes = { created: 0, updated: 0, deleted: 0, failed: 0 };
 
   constructor(private readonly opts: ReconcilerOptions) {
     this.log = opts.log.child({ component: "reconcile" });
@@ -83,7 +83,10 @@ export class Reconciler {
     const plan = diffRegistry(desired, observedRegistry(registry));
     const report = await applyOperations(writer, plan.operations, plan.unchanged, log, this.opts.mayWrite);
     const written = report.created.length + report.updated.length + report.deleted.length;
-    this.writes += written;
+    this.writes.created += report.created.length;
+    this.writes.updated += report.updated.length;
+    this.writes.deleted += report.deleted.length;
+    this.writes.failed += report.failed.length;
     this.lastReport = report;
     const summary = {
       reason,

@@ -33,6 +33,8 @@ export interface VerbOptions {
   readonly statsData?: () => Record<string, unknown>;
   /** Bytes of encoded answers to keep for repeated requests at the same revision. */
   readonly cacheBytes?: number;
+  /** Called once per answered request: its status (200, 400, …), what was asked, and how long it took. */
+  readonly observe?: (status: number, what: string, seconds: number) => void;
 }
 
 export interface VerbCounters {
@@ -73,7 +75,11 @@ export class VerbService {
           return;
         }
         this.counters.requests++;
-        this.handle(msg).catch((e: unknown) => this.fail(msg, wrapError("INTERNAL", "the answer could not be built", e)));
+        const started = performance.now();
+        this.handle(msg)
+          .catch((e: unknown) => ({ status: this.fail(msg, wrapError("INTERNAL", "the answer could not be built", e)), what: "unknown" }))
+          .then((outcome) => this.opts.observe?.(outcome.status, outcome.what, (performance.now() - started) / 1000))
+          .catch(() => undefined);
       },
       metadata: { description: "read-only: the registry and the node buckets, as projected" },
     });
@@ -139,28 +145,31 @@ export class VerbService {
     return bytes;
   }
 
-  private async handle(msg: ServiceMsg): Promise<void> {
+  private async handle(msg: ServiceMsg): Promise<{ status: number; what: string }> {
     let bytes: Uint8Array;
+    let what = "unknown";
     try {
+      what = whatOf(msg.data);
       bytes = await this.answer(msg.data);
     } catch (err) {
-      this.fail(msg, wrapError("INTERNAL", "the answer could not be built", err));
-      return;
+      return { status: this.fail(msg, wrapError("INTERNAL", "the answer could not be built", err)), what };
     }
     const max = this.opts.nc.info?.max_payload ?? Number.POSITIVE_INFINITY;
     if (bytes.length > max) {
-      this.fail(msg, new ProvisionerError("INTERNAL", `the answer (${bytes.length} bytes) is over the max payload (${max}); ask with a smaller limit`));
-      return;
+      const err = new ProvisionerError("INTERNAL", `the answer (${bytes.length} bytes) is over the max payload (${max}); ask with a smaller limit`);
+      return { status: this.fail(msg, err), what };
     }
     this.respond(msg, () => msg.respond(bytes));
+    return { status: 200, what };
   }
 
-  private fail(msg: ServiceMsg, err: ProvisionerError): void {
+  private fail(msg: ServiceMsg, err: ProvisionerError): number {
     this.counters.errors++;
     if (err.status >= 500) this.log.warn({ code: err.code, err: err.message }, "the verb answered with an error");
     else this.log.debug({ code: err.code, err: err.message }, "the verb refused a request");
     const body = this.encoder.encode(JSON.stringify(err.toReplyBody()));
     this.respond(msg, () => msg.respondError(err.status, err.message.replace(/[\r\n]+/g, " "), body));
+    return err.status;
   }
 
   /** Respond without ever throwing into the client's read loop. */
@@ -172,4 +181,10 @@ export class VerbService {
       this.log.error({ err: (err as Error).message }, "a reply could not be sent");
     }
   }
+}
+
+/** The `what` of a request for metrics labels, without a second full parse: one of the four or "registry". */
+function whatOf(body: Uint8Array): string {
+  const m = /"what"\s*:\s*"(registry|needs|applied|collect)"/.exec(new TextDecoder().decode(body.subarray(0, 256)));
+  return m?.[1] ?? "registry";
 }

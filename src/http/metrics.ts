@@ -1,0 +1,90 @@
+/**
+ * Prometheus metrics, all named `mesh_provisioner_*`. Gauges are read from the
+ * projections, the seat and the reconciler when scraped; the verb's requests,
+ * errors and latency are counted as they happen.
+ */
+import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
+import type { JetStreamManager } from "@nats-io/jetstream";
+import type { Provisioner } from "../main.js";
+import { WHATS } from "../keys/mod.js";
+
+export interface Metrics {
+  readonly registry: Registry;
+  /** Hook for the verb: one call per answered request. */
+  observe(status: number, what: string, seconds: number): void;
+}
+
+export function createMetrics(): Metrics & { bind(p: Provisioner, jsm: JetStreamManager): void } {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "mesh_provisioner_process_" });
+  const requests = new Counter({ name: "mesh_provisioner_verb_requests_total", help: "Verb requests answered, by what was asked and status", labelNames: ["what", "status"], registers: [registry] });
+  const errors = new Counter({ name: "mesh_provisioner_verb_errors_total", help: "Verb requests answered with a service error, by status", labelNames: ["status"], registers: [registry] });
+  const latency = new Histogram({
+    name: "mesh_provisioner_verb_latency_seconds",
+    help: "Time from a verb request's arrival to its reply",
+    labelNames: ["what"],
+    buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5],
+    registers: [registry],
+  });
+  let provisioner: Provisioner | undefined;
+  let jsmRef: JetStreamManager | undefined;
+  const perBucket = (name: string, help: string, read: (w: (typeof WHATS)[number]) => number): Gauge =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["what"],
+      registers: [registry],
+      collect() {
+        if (!provisioner) return;
+        for (const w of WHATS) this.set({ what: w }, read(w));
+      },
+    });
+  perBucket("mesh_provisioner_entries", "Entries in shape held by each projection", (w) => provisioner!.projections[w].store.size);
+  perBucket("mesh_provisioner_out_of_shape", "Keys out of their bucket's shape", (w) => provisioner!.projections[w].store.outOfShapeCount);
+  perBucket("mesh_provisioner_revision", "The bucket's stream sequence each projection has applied", (w) => provisioner!.projections[w].revision);
+  perBucket("mesh_provisioner_synced", "1 while the projection is caught up with its bucket", (w) => (provisioner!.projections[w].isSynced ? 1 : 0));
+  new Gauge({
+    name: "mesh_provisioner_watch_lag",
+    help: "Messages the bucket's stream holds beyond what the projection applied",
+    labelNames: ["what"],
+    registers: [registry],
+    async collect() {
+      if (!provisioner || !jsmRef) return;
+      for (const w of WHATS) {
+        const p = provisioner.projections[w];
+        const info = await jsmRef.streams.info(`KV_${p.store.spec.bucket}`).catch(() => null);
+        if (info) this.set({ what: w }, Math.max(0, info.state.last_seq - p.revision));
+      }
+    },
+  });
+  new Gauge({
+    name: "mesh_provisioner_seat_holder",
+    help: "1 while this instance holds the seat",
+    registers: [registry],
+    collect() {
+      if (provisioner) this.set(provisioner.seat.isHolder ? 1 : 0);
+    },
+  });
+  new Gauge({
+    name: "mesh_provisioner_registry_writes",
+    help: "Registry writes made by this instance, by operation",
+    labelNames: ["op"],
+    registers: [registry],
+    collect() {
+      if (!provisioner) return;
+      for (const [op, n] of Object.entries(provisioner.reconciler.writes)) this.set({ op }, n);
+    },
+  });
+  return {
+    registry,
+    observe(status, what, seconds) {
+      requests.inc({ what, status: String(status) });
+      if (status !== 200) errors.inc({ status: String(status) });
+      latency.observe({ what }, seconds);
+    },
+    bind(p, jsm) {
+      provisioner = p;
+      jsmRef = jsm;
+    },
+  };
+}
