@@ -5,6 +5,7 @@ import { addConnectionOptions } from "./options.js";
 import { serveCommand } from "./serve.js";
 import { queryCommand } from "./query.js";
 import { permissionsCommand } from "./permissions.js";
+import { dumpCommand } from "./dump.js";
 
 function whole(name: string) {
   return (v: string): string => {
@@ -45,6 +46,10 @@ export function program(): Command {
     .option("--timeout <ms>", "how long to wait for each page", whole("--timeout"), "10000")
     .option("--json", "print the merged answer as JSON")
     .action((what: string, flags) => queryCommand(what, flags));
+
+  addConnectionOptions(prog.command("dump").description("write one JSON document of what a running instance holds"))
+    .option("--out <file>", "write to this file instead of stdout")
+    .action((flags) => dumpCommand(flags));
 
   prog
     .command("permissions")

@@ -11,6 +11,7 @@ import { formatDuration } from "../duration.js";
 import { failAndExit } from "./fail.js";
 import { createMetrics } from "../http/metrics.js";
 import { startHttp, type HttpHandle } from "../http/server.js";
+import { writeOwnDump } from "../dump/document.js";
 
 export interface Served {
   readonly provisioner: Provisioner;
@@ -77,6 +78,12 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
 /** The command itself: serve, and exit 0 on SIGTERM/SIGINT once stopped. */
 export async function serveCommand(flags: ServeFlags): Promise<void> {
   const served = await serve(flags);
+  process.on("SIGUSR2", () => {
+    writeOwnDump(served.provisioner).then(
+      (path) => served.log.info({ path }, "SIGUSR2: wrote this instance's dump"),
+      (err: unknown) => served.log.error({ err: (err as Error).message }, "SIGUSR2: the dump could not be written"),
+    );
+  });
   for (const sig of ["SIGTERM", "SIGINT"] as const) {
     process.once(sig, () => {
       served.shutdown(sig).then(

@@ -1,0 +1,40 @@
+/** `mesh-provisioner dump [--out FILE]`: one JSON document of what a running instance holds, read through the verb. */
+import { writeFile } from "node:fs/promises";
+import { connectionConfig, type ConnectionFlags } from "../config.js";
+import { connectBus } from "../connect.js";
+import { WHATS, type What } from "../keys/mod.js";
+import { askAll, type Answer } from "../verb/client.js";
+import { instances } from "../verb/instances.js";
+import { dumpDocument } from "../dump/document.js";
+import { failAndExit } from "./fail.js";
+
+export async function dumpCommand(flags: ConnectionFlags & { out?: string }): Promise<void> {
+  try {
+    const nc = await connectBus(connectionConfig(flags), "mesh-provisioner dump");
+    const tty = process.stderr.isTTY === true;
+    try {
+      const answers = {} as Record<What, Answer>;
+      for (const w of WHATS) {
+        let n = 0;
+        answers[w] = await askAll(nc, { what: w }, {
+          onPage: (page) => {
+            n += page.entries.length;
+            if (tty) process.stderr.write(`\r${w}: ${n} entries…`);
+          },
+        });
+        if (tty) process.stderr.write(`\r${w}: ${n} entries, revision ${answers[w].revision}\n`);
+      }
+      const seat = await instances(nc).catch(() => []);
+      const holder = seat.find((i) => i.isHolder)?.holder ?? seat.find((i) => i.holder)?.holder ?? null;
+      const text = `${JSON.stringify(dumpDocument(answers, holder, `verb at ${nc.getServer()}`), null, 1)}\n`;
+      if (flags.out) {
+        await writeFile(flags.out, text);
+        process.stderr.write(`dump written to ${flags.out}\n`);
+      } else process.stdout.write(text);
+    } finally {
+      await nc.close();
+    }
+  } catch (err) {
+    failAndExit(err);
+  }
+}

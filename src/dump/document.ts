@@ -1,0 +1,50 @@
+/**
+ * The dump document: for each of the four buckets its revision, entries and
+ * out-of-shape keys, and the seat's holder. Built from the verb's answers by
+ * `dump`, or from an instance's own projections on SIGUSR2 — the same shape.
+ */
+import { writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { WHATS, type What } from "../keys/mod.js";
+import { BUCKETS } from "../projections/buckets.js";
+import type { Provisioner } from "../main.js";
+import { buildPage } from "../verb/answer.js";
+import type { Answer } from "../verb/client.js";
+
+export interface DumpDocument {
+  readonly dumpedAt: string;
+  readonly source: string;
+  readonly seat: { readonly holder: unknown };
+  readonly buckets: Record<What, { bucket: string; revision: number; entries: unknown[]; outOfShape: unknown[] }>;
+}
+
+export function dumpDocument(answers: Readonly<Record<What, Answer>>, holder: unknown, source: string, now = new Date()): DumpDocument {
+  const buckets = {} as DumpDocument["buckets"];
+  for (const w of WHATS) {
+    const a = answers[w];
+    buckets[w] = { bucket: BUCKETS[w], revision: a.revision, entries: a.entries, outOfShape: a.outOfShape };
+  }
+  return { dumpedAt: now.toISOString(), source, seat: { holder: holder ?? null }, buckets };
+}
+
+/** An instance's own projections as a dump document (for SIGUSR2). */
+export function dumpProjections(p: Provisioner): DumpDocument {
+  const isAnswered = (kind: string): boolean => p.projections.registry.store.get(kind) !== undefined;
+  const answers = {} as Record<What, Answer>;
+  for (const w of WHATS) {
+    const page = buildPage({ what: w, filters: {} }, {
+      store: p.projections[w].store,
+      isAnswered: w === "needs" ? isAnswered : undefined,
+      maxBytes: Number.MAX_SAFE_INTEGER,
+    });
+    answers[w] = JSON.parse(page.body) as Answer;
+  }
+  return dumpDocument(answers, p.seat.holder, `instance ${p.seat.instance}`);
+}
+
+export async function writeOwnDump(p: Provisioner, dir = tmpdir()): Promise<string> {
+  const path = join(dir, `mesh-provisioner-dump-${process.pid}-${Date.now()}.json`);
+  await writeFile(path, JSON.stringify(dumpProjections(p), null, 1));
+  return path;
+}
