@@ -6,6 +6,7 @@ import { serveCommand } from "./serve.js";
 import { queryCommand } from "./query.js";
 import { permissionsCommand } from "./permissions.js";
 import { dumpCommand } from "./dump.js";
+import { verifyCommand } from "./verify.js";
 
 function whole(name: string) {
   return (v: string): string => {
@@ -50,6 +51,11 @@ export function program(): Command {
   addConnectionOptions(prog.command("dump").description("write one JSON document of what a running instance holds"))
     .option("--out <file>", "write to this file instead of stdout")
     .action((flags) => dumpCommand(flags));
+
+  addConnectionOptions(prog.command("verify").description("compare a running instance's projections with the buckets (exit 1 on any difference)"))
+    .option("--json", "print the differences as JSON")
+    .option("--attempts <n>", "read and compare again this many times while writes land in between", whole("--attempts"), "3")
+    .action((flags) => verifyCommand(flags));
 
   prog
     .command("permissions")

@@ -1,0 +1,41 @@
+/**
+ * Reading the four buckets afresh (I/O), decoded exactly as the service
+ * decodes them: a new store per bucket fed by its own watch until synced.
+ */
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { firstValueFrom, filter, timeout } from "rxjs";
+import type { Logger } from "../log.js";
+import { WHATS, type What } from "../keys/mod.js";
+import { BUCKETS, specFor } from "../projections/buckets.js";
+import { Projection } from "../projections/projection.js";
+import { watchBucket } from "../streams/kv-watch.js";
+import { buildPage } from "../verb/answer.js";
+import type { Answer } from "../verb/client.js";
+
+export async function readBuckets(nc: NatsConnection, log: Logger, timeoutMs = 60_000): Promise<Record<What, Answer>> {
+  const jsm = await jetstreamManager(nc);
+  const js = jetstream(nc);
+  const projections = {} as Record<What, Projection>;
+  try {
+    for (const w of WHATS) {
+      const p = new Projection(specFor(w), log);
+      p.connect(watchBucket({ nc, js, jsm, log }, { bucket: BUCKETS[w], fromRevision: () => p.revision, stallCheckMs: 0 }));
+      projections[w] = p;
+    }
+    for (const w of WHATS) await firstValueFrom(projections[w].synced$.pipe(filter(Boolean), timeout(timeoutMs)));
+    const registry = projections.registry.store;
+    const answers = {} as Record<What, Answer>;
+    for (const w of WHATS) {
+      const page = buildPage({ what: w, filters: {} }, {
+        store: projections[w].store,
+        isAnswered: w === "needs" ? (k) => registry.get(k) !== undefined : undefined,
+        maxBytes: Number.MAX_SAFE_INTEGER,
+      });
+      answers[w] = JSON.parse(page.body) as Answer;
+    }
+    return answers;
+  } finally {
+    for (const w of WHATS) projections[w]?.stop();
+  }
+}
