@@ -23,7 +23,7 @@ export interface ReconcilerOptions {
   readonly mayWrite?: () => boolean;
 }
 
-export type Trigger = "start" | "interval" | "drift" | "seat" | "manual";
+export type Trigger = "start" | "interval" | "drift" | "seat" | "retry" | "manual";
 
 /** The registry projection as the diff sees it: every key, out-of-shape ones with no value. */
 export function observedRegistry(registry: Projection): Map<string, Observed> {
@@ -35,6 +35,9 @@ export function observedRegistry(registry: Projection): Map<string, Observed> {
 
 export class Reconciler {
   private sub: Subscription | undefined;
+  private retryTimer: NodeJS.Timeout | undefined;
+  private retries = 0;
+  private stopped = false;
   private inFlight: Promise<ApplyReport | null> = Promise.resolve(null);
   private readonly log: Logger;
   runs = 0;
@@ -69,6 +72,8 @@ export class Reconciler {
   }
 
   async stop(): Promise<void> {
+    this.stopped = true;
+    clearTimeout(this.retryTimer);
     this.sub?.unsubscribe();
     await this.inFlight;
   }
@@ -102,6 +107,23 @@ export class Reconciler {
       // Let the projection see our own writes before the next diff runs.
       await registry.waitForRevision(report.lastRevision, 5000).catch(() => undefined);
     }
+    this.scheduleRetry(report.failed.length > 0);
     return report;
+  }
+
+  /**
+   * Writes that failed (a leader election, a lost connection) leave the bucket
+   * drifted with nothing to trigger another run: retry with a growing delay
+   * (0.5 s doubling up to 30 s) until a run succeeds.
+   */
+  private scheduleRetry(failed: boolean): void {
+    clearTimeout(this.retryTimer);
+    if (!failed || this.stopped) {
+      this.retries = 0;
+      return;
+    }
+    const wait = Math.min(30_000, 500 * 2 ** Math.min(this.retries++, 6));
+    this.retryTimer = setTimeout(() => void this.run("retry").catch(() => undefined), wait);
+    this.retryTimer.unref();
   }
 }
