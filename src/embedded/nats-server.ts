@@ -26,6 +26,7 @@ export interface NatsServerOptions {
 
 export interface RunningNatsServer {
   url: string; // nats://127.0.0.1:PORT
+  name: string; // server_name, as JetStream reports leaders and replicas
   port: number;
   storeDir: string; // the JetStream store_dir, inside the server's temporary directory
   pid: number; // of the current process: changes after restart()
@@ -270,6 +271,7 @@ async function launch(l: Layout, opts: NatsServerOptions): Promise<RunningNatsSe
 
   return {
     url: `nats://${dialHost(l.host)}:${l.port}`,
+    name: l.name,
     port: l.port,
     storeDir,
     configFile,
