@@ -21,7 +21,10 @@ export interface ProjectionStats {
 }
 
 export class Projection {
-  readonly store: ProjectionStore;
+  /** The store readers use; replaced whole when the projection is rebuilt from a fresh snapshot. */
+  store: ProjectionStore;
+  /** A store being rebuilt from a fresh snapshot, swapped in at its sync. */
+  private rebuilding: ProjectionStore | undefined;
   /** True while the projection is caught up with its bucket (false before the first sync and while resuming). */
   readonly synced$ = new BehaviorSubject<boolean>(false);
   readonly revision$ = new BehaviorSubject<number>(0);
@@ -94,6 +97,10 @@ export class Projection {
     switch (ev.type) {
       case "entry": {
         const { operation, key, revision, value } = ev.entry;
+        if (this.rebuilding) {
+          this.rebuilding.apply(operation, key, revision, value);
+          return;
+        }
         const change = this.store.apply(operation, key, revision, value);
         if (change === null) return;
         if (change.newlyOutOfShape && change.outOfShape) {
@@ -107,6 +114,7 @@ export class Projection {
         return;
       }
       case "synced": {
+        if (this.rebuilding) this.swapInRebuilt(ev.lastSeq);
         this.store.markSynced(ev.lastSeq);
         if (!this.everSynced) {
           this.everSynced = true;
@@ -123,8 +131,37 @@ export class Projection {
       }
       case "resuming":
         this.log.info({ reason: ev.reason, fromRevision: ev.fromRevision }, "resuming the bucket's watch");
+        this.rebuilding = undefined;
         this.synced$.next(false);
         return;
+      case "rebuilding":
+        this.log.warn(
+          { fromRevision: ev.fromRevision, firstSeq: ev.firstSeq },
+          "the history needed to resume is gone from the stream: rebuilding the projection from a fresh snapshot",
+        );
+        this.rebuilding = new ProjectionStore(this.store.spec);
+        return;
+    }
+  }
+
+  /** Swap the rebuilt store in, publishing what differs from the old one as changes. */
+  private swapInRebuilt(lastSeq: number): void {
+    const old = this.store;
+    const next = this.rebuilding as ProjectionStore;
+    this.rebuilding = undefined;
+    next.markSynced(lastSeq);
+    this.store = next;
+    if (!this.everSynced) return;
+    const rev = next.revision;
+    for (const e of old.allEntries()) {
+      if (next.get(e.key) === undefined && next.getOutOfShape(e.key) === undefined) this.changes$.next({ op: "delete", key: e.key, revision: rev, newlyOutOfShape: false });
+    }
+    for (const o of old.allOutOfShape()) {
+      if (next.get(o.key) === undefined && next.getOutOfShape(o.key) === undefined) this.changes$.next({ op: "delete", key: o.key, revision: rev, newlyOutOfShape: false });
+    }
+    for (const e of next.allEntries()) if (old.get(e.key)?.revision !== e.revision) this.changes$.next({ op: "put", key: e.key, revision: e.revision, entry: e, newlyOutOfShape: false });
+    for (const o of next.allOutOfShape()) {
+      if (old.getOutOfShape(o.key)?.revision !== o.revision) this.changes$.next({ op: "put", key: o.key, revision: o.revision, outOfShape: o, newlyOutOfShape: true });
     }
   }
 }

@@ -33,7 +33,13 @@ export type WatchEvent =
   /** Everything up to `lastSeq` of the stream has been delivered. */
   | { readonly type: "synced"; readonly lastSeq: number }
   /** The watch is being re-established; the data may have a gap until the next `synced`. */
-  | { readonly type: "resuming"; readonly reason: string; readonly fromRevision: number };
+  | { readonly type: "resuming"; readonly reason: string; readonly fromRevision: number }
+  /**
+   * The history needed to resume is gone (the stream's first sequence is past
+   * the last applied revision + 1): a full snapshot follows, to be built aside
+   * and swapped in whole at the next `synced`.
+   */
+  | { readonly type: "rebuilding"; readonly fromRevision: number; readonly firstSeq: number };
 
 export interface WatchDeps {
   readonly nc: NatsConnection;
@@ -85,9 +91,11 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       try {
         const si = await jsm.streams.info(stream);
         const lastSeq = si.state.last_seq;
+        const historyGone = from > 0 && from < lastSeq && si.state.first_seq > from + 1;
+        if (historyGone) subscriber.next({ type: "rebuilding", fromRevision: from, firstSeq: si.state.first_seq });
         const consumer = await js.consumers.getPushConsumer(stream, {
           filter_subjects: `${prefix}>`,
-          ...(from > 0
+          ...(from > 0 && !historyGone
             ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from + 1 }
             : { deliver_policy: DeliverPolicy.LastPerSubject }),
         });
