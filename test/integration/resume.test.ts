@@ -45,6 +45,7 @@ describe("the watch resumes without a gap", () => {
   test("after the nats-server restarts on its store, keys put once it is back are answered and nothing earlier is lost", async () => {
     // Short request timeouts: a put sent while the client reconnects is retried in 0.5 s, not 5 s.
     const kv = await new Kvm(jetstream(stack.client, { timeout: 500 })).open(BUCKETS.needs);
+    const restartedAt = Date.now();
     await stack.server.restart();
     // The client reconnects on its own; a put may fail until it has.
     for (let i = 0; i < 5; i++) {
@@ -53,6 +54,7 @@ describe("the watch resumes without a gap", () => {
       written.set(key, rev);
     }
     const entries = await answersEverything(20_000);
+    console.log(`MEASURED resume server_restart_to_current_ms=${Date.now() - restartedAt}`);
     assert.equal(entries.length, written.size);
     for (const e of entries) assert.equal(e.revision, written.get(e.key), e.key);
     const after0 = entries.find((e) => e.key === "n1.web.config.after0");
@@ -67,11 +69,13 @@ describe("the watch resumes without a gap", () => {
     const deleted: string[] = [];
     for await (const ci of stack.jsm.consumers.list(STREAM)) deleted.push(ci.name);
     for (const name of deleted) await stack.jsm.consumers.delete(STREAM, name);
+    const deletedAt = Date.now();
     assert.ok(deleted.length >= 1, "the needs projection's watch has a consumer on the stream");
     const kv = await stack.kv("needs");
     const key = "n1.web.config.afterDelete";
     written.set(key, await put(kv, key, '"after the delete"'));
     const entries = await answersEverything(15_000);
+    console.log(`MEASURED resume consumer_deleted_to_current_ms=${Date.now() - deletedAt}`);
     assert.equal(entries.find((e) => e.key === key)?.value, "after the delete");
     assert.equal(entries.length, written.size);
     },
