@@ -59,6 +59,8 @@ export class Seat {
   readonly view$ = new BehaviorSubject<SeatView>({ isHolder: false });
   private state: SeatState;
   private timer: NodeJS.Timeout | undefined;
+  /** Fires when the holder's write window ends without a renewal: the hold is given up then, not later. */
+  private windowTimer: NodeJS.Timeout | undefined;
   private watch: AsyncIterable<KvWatchEntry> & { stop(): void } | undefined;
   private busy = false;
   private stopped = false;
@@ -73,8 +75,9 @@ export class Seat {
     this.log = opts.log.child({ component: "seat", instance: this.instance });
   }
 
+  /** Holds the seat and may still act on it (the write window since the last renewal is open). */
   get isHolder(): boolean {
-    return this.state.role === "holder";
+    return this.state.role === "holder" && this.mayWrite();
   }
 
   get holder(): HolderValue | undefined {
@@ -99,6 +102,7 @@ export class Seat {
   async release(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
+    clearTimeout(this.windowTimer);
     this.watch?.stop();
     if (this.state.role !== "holder") return;
     const rev = this.state.revision;
@@ -146,8 +150,10 @@ export class Seat {
   private async renew(): Promise<void> {
     const sentAt = this.clock();
     const value = this.state.holder as HolderValue;
+    // A renewal that cannot land within the write window is worthless: bound its wait by the window.
+    const windowLeft = this.state.renewedAt + this.timing.ttlMs * this.timing.writeFraction - sentAt;
     try {
-      const rev = await this.opts.kv.update(SEAT_KEY, encode(value), this.state.revision);
+      const rev = await this.opts.kv.update(SEAT_KEY, encode(value), this.state.revision, Math.max(100, windowLeft));
       this.apply(won(this.state, rev, value, sentAt, this.clock()));
     } catch (err) {
       this.apply(lost(this.state, this.clock()));
@@ -176,19 +182,37 @@ export class Seat {
     this.apply(observed(this.state, holder ? e.revision : 0, holder, this.clock(), this.instance));
   }
 
+  /** The write window closed with no renewal (a hung or slow renewal, a paused process): give up the hold now. */
+  private windowClosed(): void {
+    if (this.state.role !== "holder" || this.mayWrite()) return;
+    this.log.warn(
+      { ttlMs: this.timing.ttlMs },
+      "lost the seat: no renewal landed within the write window; registry writes and the feed stopped",
+    );
+    this.apply(lost(this.state, this.clock()));
+    this.schedule();
+  }
+
   private apply(next: SeatState): void {
     const before = this.state;
     this.state = next;
+    if (next.role === "holder" && next.renewedAt !== before.renewedAt) {
+      clearTimeout(this.windowTimer);
+      const closesIn = next.renewedAt + this.timing.ttlMs * this.timing.writeFraction - this.clock();
+      this.windowTimer = setTimeout(() => this.windowClosed(), Math.max(0, closesIn) + 1);
+    }
     const isHolder = next.role === "holder";
     const changed = before.role !== next.role || before.holder?.instance !== next.holder?.instance;
     // Our own take, seen by the watch before its acknowledgement: wait for the acknowledgement.
-    const ownTakeInFlight = !isHolder && next.holder?.instance === this.instance;
+    const ownTakeInFlight = before.role !== "holder" && !isHolder && next.holder?.instance === this.instance;
     if (!changed || ownTakeInFlight) return;
     const message = isHolder
       ? "this instance holds the seat: it writes the registry"
-      : next.holder
-        ? "the seat is held by another instance"
-        : "the seat is free";
+      : before.role === "holder"
+        ? "this instance no longer holds the seat: it stopped writing"
+        : next.holder
+          ? "the seat is held by another instance"
+          : "the seat is free";
     this.log.info({ holder: next.holder ?? null, isHolder, revision: next.revision }, message);
     this.view$.next({ isHolder, holder: next.holder });
   }

@@ -1,0 +1,83 @@
+/**
+ * A tiny loopback TCP proxy for tests: clients connect to the proxy's port and
+ * are piped to the target. `cut()` drops every connection through it and
+ * refuses new ones (each accepted socket is closed at once) until `restore()`,
+ * so one client loses its connection while everybody else stays connected.
+ */
+import { createConnection, createServer, type Socket } from "node:net";
+
+export interface TcpProxy {
+  /** nats://127.0.0.1:PORT of the proxy. */
+  readonly url: string;
+  readonly port: number;
+  readonly isCut: boolean;
+  /** Connections accepted and piped so far (refused ones not counted). */
+  readonly accepted: number;
+  /** Drop every connection now and refuse new ones until restore(). */
+  cut(): void;
+  /** Accept and pipe connections again. */
+  restore(): void;
+  close(): Promise<void>;
+}
+
+export async function startTcpProxy(target: { host?: string; port: number }): Promise<TcpProxy> {
+  const host = target.host ?? "127.0.0.1";
+  const pairs = new Set<[Socket, Socket]>();
+  let isCut = false;
+  let accepted = 0;
+
+  const server = createServer((client) => {
+    client.on("error", () => undefined);
+    if (isCut) {
+      client.destroy();
+      return;
+    }
+    accepted++;
+    const upstream = createConnection({ host, port: target.port });
+    upstream.on("error", () => undefined);
+    const pair: [Socket, Socket] = [client, upstream];
+    pairs.add(pair);
+    const drop = (): void => {
+      pairs.delete(pair);
+      client.destroy();
+      upstream.destroy();
+    };
+    client.on("close", drop);
+    upstream.on("close", drop);
+    client.pipe(upstream);
+    upstream.pipe(client);
+  });
+  await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", () => resolve()));
+  const port = (server.address() as { port: number }).port;
+
+  const dropAll = (): void => {
+    for (const [a, b] of pairs) {
+      a.destroy();
+      b.destroy();
+    }
+    pairs.clear();
+  };
+
+  return {
+    url: `nats://127.0.0.1:${port}`,
+    port,
+    get isCut() {
+      return isCut;
+    },
+    get accepted() {
+      return accepted;
+    },
+    cut() {
+      isCut = true;
+      dropAll();
+    },
+    restore() {
+      isCut = false;
+    },
+    async close() {
+      isCut = true;
+      dropAll();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
