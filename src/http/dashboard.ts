@@ -94,22 +94,35 @@ function render() {
     "<tr><td>" + esc(o.what) + "</td><td><code>" + esc(o.key) + "</code></td><td>" + esc(o.reason) + "</td></tr>").join("");
 }
 
+// Snapshot, then events of higher revision: on the first connection and again after every
+// reconnection of the event stream, since changes made while it was away were never sent.
 async function start() {
   const conn = document.getElementById("conn");
-  const buffered = [];
+  let buffered = [];
   let loaded = false;
+  const resync = async () => {
+    loaded = false;
+    buffered = [];
+    try {
+      const snap = await (await fetch("api/snapshot")).json();
+      state.oos.clear();
+      load(snap);
+      for (const ev of buffered) if (ev.revision > (snap[ev.what]?.revision ?? 0)) apply(ev);
+      loaded = true;
+      conn.textContent = "live"; conn.className = "pill live";
+      render();
+    } catch (err) {
+      conn.textContent = "reconnecting…"; conn.className = "pill dead";
+      setTimeout(resync, 1000);
+    }
+  };
   const es = new EventSource("events");
-  es.onopen = () => { conn.textContent = "live"; conn.className = "pill live"; };
-  es.onerror = () => { conn.textContent = "reconnecting…"; conn.className = "pill dead"; };
+  es.onopen = () => { resync(); };
+  es.onerror = () => { loaded = false; conn.textContent = "reconnecting…"; conn.className = "pill dead"; };
   es.onmessage = (m) => {
     const ev = JSON.parse(m.data);
     if (!loaded) buffered.push(ev); else { apply(ev); redraw(); }
   };
-  const snap = await (await fetch("api/snapshot")).json();
-  load(snap);
-  for (const ev of buffered) if (ev.revision > (snap[ev.what]?.revision ?? 0)) apply(ev);
-  loaded = true;
-  render();
 }
 start();
 </script>

@@ -50,11 +50,25 @@ export function createMetrics(): Metrics & { bind(p: Provisioner, jsm: JetStream
     registers: [registry],
     async collect() {
       if (!provisioner || !jsmRef) return;
-      for (const w of WHATS) {
-        const p = provisioner.projections[w];
-        const info = await jsmRef.streams.info(`KV_${p.store.spec.bucket}`).catch(() => null);
-        if (info) this.set({ what: w }, Math.max(0, info.state.last_seq - p.revision));
+      const p = provisioner;
+      const jsm = jsmRef;
+      // Unknown while the bus is away: never let a scrape wait on the bus (NaN, not a stale 0).
+      if (!p.connected()) {
+        for (const w of WHATS) this.set({ what: w }, Number.NaN);
+        return;
       }
+      const infos = await Promise.all(
+        WHATS.map((w) =>
+          Promise.race([
+            jsm.streams.info(`KV_${p.projections[w].store.spec.bucket}`).catch(() => null),
+            new Promise<null>((r) => setTimeout(() => r(null), 1000).unref()),
+          ]),
+        ),
+      );
+      WHATS.forEach((w, i) => {
+        const info = infos[i];
+        this.set({ what: w }, info ? Math.max(0, info.state.last_seq - p.projections[w].revision) : Number.NaN);
+      });
     },
   });
   new Gauge({

@@ -183,8 +183,10 @@ export class VerbService {
   }
 }
 
-/** The `what` of a request for metrics labels, without a second full parse: one of the four or "registry". */
+/** The `what` of a request for metrics labels, without a second full parse: one of the four, "registry" when absent, else "invalid". */
 function whatOf(body: Uint8Array): string {
-  const m = /"what"\s*:\s*"(registry|needs|applied|collect)"/.exec(new TextDecoder().decode(body.subarray(0, 256)));
-  return m?.[1] ?? "registry";
+  const text = new TextDecoder().decode(body.subarray(0, 256));
+  const m = /"what"\s*:\s*"([^"]*)"/.exec(text);
+  if (m === null) return text.includes('"what"') ? "invalid" : "registry";
+  return ["registry", "needs", "applied", "collect"].includes(m[1] as string) ? (m[1] as string) : "invalid";
 }
