@@ -113,6 +113,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     version: VERSION,
     maxWaitMs: opts.maxWaitMs,
     observe: opts.observe,
+    lastSeq: async (bucket) => (await jsm.streams.info(`KV_${bucket}`)).state.last_seq,
     statsData: () => ({ seat: { holder: seat.holder ?? null, isHolder: seat.isHolder, instance: seat.instance } }),
   });
   try {

@@ -31,6 +31,8 @@ export interface VerbOptions {
   readonly maxWaitMs: number;
   /** Extra data for `$SRV.STATS` (the seat, …). */
   readonly statsData?: () => Record<string, unknown>;
+  /** The bucket's stream last sequence, for each projection's lag in `$SRV.STATS` (undefined when unknown). */
+  readonly lastSeq?: (bucket: string) => Promise<number | undefined>;
   /** Bytes of encoded answers to keep for repeated requests at the same revision. */
   readonly cacheBytes?: number;
   /** Called once per answered request: its status (200, 400, …), what was asked, and how long it took. */
@@ -65,7 +67,7 @@ export class VerbService {
       version,
       description: "Answers which domain answers each kind of placeholder, and what the nodes need, applied and collect",
       queue: QUEUE_GROUP,
-      statsHandler: () => Promise.resolve(this.statsData()),
+      statsHandler: () => this.statsWithLag(),
     });
     service.addEndpoint("provisioning", {
       subject: VERB_SUBJECT,
@@ -90,6 +92,25 @@ export class VerbService {
 
   async stop(): Promise<void> {
     await this.service?.stop().catch(() => undefined);
+  }
+
+  /** Stats plus each projection's lag behind its stream (bounded: a slow or missing bus gives no lag, not a stall). */
+  async statsWithLag(): Promise<Record<string, unknown>> {
+    const data = this.statsData();
+    const lastSeq = this.opts.lastSeq;
+    if (lastSeq === undefined) return data;
+    const projections = data["projections"] as Record<string, Record<string, unknown>>;
+    await Promise.all(
+      Object.entries(this.opts.projections).map(async ([w, p]) => {
+        const last = await Promise.race([
+          lastSeq(p.store.spec.bucket).catch(() => undefined),
+          new Promise<undefined>((r) => setTimeout(() => r(undefined), 500).unref()),
+        ]);
+        const s = projections[w];
+        if (s !== undefined) s["lag"] = last === undefined ? null : Math.max(0, last - p.revision);
+      }),
+    );
+    return data;
   }
 
   statsData(): Record<string, unknown> {

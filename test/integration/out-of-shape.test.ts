@@ -99,6 +99,17 @@ describe("keys out of their bucket's shape", () => {
     const data = srv.endpoints[0]?.data;
     assert.ok(data, "the endpoint's stats carry the service's data");
     for (const what of WHATS) assert.equal(data.projections[what].outOfShape, BAD[what].length, `$SRV.STATS ${what}`);
+    // Each bucket's revision, entries, sync state and lag behind its stream, and the seat's holder.
+    for (const what of WHATS) {
+      const p = (data.projections as unknown as Record<string, Record<string, unknown>>)[what] as Record<string, unknown>;
+      assert.equal(p["synced"], true, what);
+      assert.equal(typeof p["entries"], "number", what);
+      assert.equal(p["revision"], (await stack.jsm.streams.info(`KV_mesh-provisioner_${what}`)).state.last_seq, what);
+      assert.equal(p["lag"], 0, `${what} has caught up with its stream`);
+    }
+    const seat = (data as unknown as { seat: { isHolder: boolean; holder: { instance: string } } }).seat;
+    assert.equal(seat.isHolder, true);
+    assert.equal(seat.holder.instance, stack.provisioner.seat.instance);
   });
 
   test("each out-of-shape key is logged exactly once, however often it is asked for or rewritten with the same fault", async () => {
