@@ -4,6 +4,7 @@
  * attempts) and pings often so a dead link is noticed in seconds, not minutes.
  */
 import { readFileSync } from "node:fs";
+import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { connect } from "@nats-io/transport-node";
 import {
   credsAuthenticator,
@@ -32,7 +33,7 @@ export function connectionOptions(cfg: ConnectionConfig, name: string): Connecti
   }
   const tls =
     cfg.ca !== undefined || cfg.cert !== undefined
-      ? { caFile: cfg.ca, certFile: cfg.cert, keyFile: cfg.key }
+      ? { caFile: cfg.ca, certFile: cfg.cert, keyFile: cfg.key, checkServerIdentity: serverIdentityCheck(cfg.servers) }
       : undefined;
   return {
     servers: [...cfg.servers],
@@ -48,6 +49,37 @@ export function connectionOptions(cfg: ConnectionConfig, name: string): Connecti
     pingInterval: 5000,
     maxPingOut: 3,
     timeout: 5000,
+  };
+}
+
+/** The host names and addresses of the configured server URLs. */
+function configuredHosts(servers: readonly string[]): string[] {
+  return servers.map((s) => {
+    try {
+      return new URL(s.includes("://") ? s : `nats://${s}`).hostname.replace(/^\[|\]$/g, "");
+    } catch {
+      return s;
+    }
+  });
+}
+
+/**
+ * The client sends no TLS server name when it dials an IP address, and Node
+ * then checks the certificate against "localhost". Check it against the hosts
+ * the user configured instead (and the name Node was given, unless that is
+ * only its "localhost" fallback), as the nats CLI does.
+ */
+function serverIdentityCheck(servers: readonly string[]): (host: string, cert: PeerCertificate) => Error | undefined {
+  const hosts = configuredHosts(servers);
+  return (host, cert) => {
+    const candidates = new Set([...(host === "localhost" && !hosts.includes("localhost") ? [] : [host]), ...hosts]);
+    let first: Error | undefined;
+    for (const h of candidates) {
+      const err = checkServerIdentity(h, cert);
+      if (err === undefined) return undefined;
+      first ??= err;
+    }
+    return first ?? new Error("the server's certificate names none of the configured hosts");
   };
 }
 

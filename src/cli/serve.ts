@@ -75,24 +75,40 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
   }
 }
 
-/** The command itself: serve, and exit 0 on SIGTERM/SIGINT once stopped. */
+/**
+ * The command itself: serve, and exit 0 on SIGTERM/SIGINT once stopped. The
+ * signal handlers are in place before start-up begins: a signal that arrives
+ * while the service is still starting stops it cleanly as soon as it is up.
+ */
 export async function serveCommand(flags: ServeFlags): Promise<void> {
-  const served = await serve(flags);
-  process.on("SIGUSR2", () => {
-    writeOwnDump(served.provisioner).then(
-      (path) => served.log.info({ path }, "SIGUSR2: wrote this instance's dump"),
-      (err: unknown) => served.log.error({ err: (err as Error).message }, "SIGUSR2: the dump could not be written"),
+  let served: Served | undefined;
+  let signalled: string | undefined;
+  const stop = (s: Served, reason: string): void => {
+    s.shutdown(reason).then(
+      () => process.exit(0),
+      (err: unknown) => {
+        s.log.error({ err }, "the stop did not finish cleanly");
+        process.exit(1);
+      },
     );
-  });
+  };
   for (const sig of ["SIGTERM", "SIGINT"] as const) {
-    process.once(sig, () => {
-      served.shutdown(sig).then(
-        () => process.exit(0),
-        (err: unknown) => {
-          served.log.error({ err }, "the stop did not finish cleanly");
-          process.exit(1);
-        },
-      );
+    process.on(sig, () => {
+      if (signalled !== undefined) return;
+      signalled = sig;
+      if (served !== undefined) stop(served, sig);
     });
   }
+  served = await serve(flags);
+  const s = served;
+  if (signalled !== undefined) {
+    stop(s, `${signalled} during start-up`);
+    return;
+  }
+  process.on("SIGUSR2", () => {
+    writeOwnDump(s.provisioner).then(
+      (path) => s.log.info({ path }, "SIGUSR2: wrote this instance's dump"),
+      (err: unknown) => s.log.error({ err: (err as Error).message }, "SIGUSR2: the dump could not be written"),
+    );
+  });
 }

@@ -1,0 +1,197 @@
+/**
+ * Credential material for tests of every way to authenticate to nats-server:
+ * user nkeys, a TLS CA with a server and a client certificate (made with the
+ * `openssl` command), and an operator-mode setup (operator, account and user
+ * JWTs and a creds file) signed with @nats-io/nkeys alone, the way the `nsc`
+ * tool signs them (JWT v2: header {typ: "JWT", alg: "ed25519-nkey"}, payload
+ * signed by the issuer's nkey, base64url without padding).
+ */
+import { execFileSync } from "node:child_process";
+import { createHash, randomBytes } from "node:crypto";
+import { accessSync, constants as fsc, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { createAccount, createOperator, createUser, type KeyPair } from "@nats-io/nkeys";
+
+/** A private temporary directory; `remove()` deletes it. */
+export function tempDir(prefix: string): { dir: string; remove: () => void } {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  return { dir, remove: () => rmSync(dir, { recursive: true, force: true }) };
+}
+
+// ---- user nkey --------------------------------------------------------------------------
+
+export interface UserNkey {
+  readonly publicKey: string; // U…
+  readonly seedFile: string; // holds the seed (SU…) and a newline, as `nk -gen user` writes it
+}
+
+export function userNkey(dir: string, name = "user.nk"): UserNkey {
+  const kp = createUser();
+  const seedFile = join(dir, name);
+  writeFileSync(seedFile, new TextDecoder().decode(kp.getSeed()) + "\n", { mode: 0o600 });
+  return { publicKey: kp.getPublicKey(), seedFile };
+}
+
+// ---- TLS --------------------------------------------------------------------------------
+
+/** The openssl binary on PATH, or undefined. */
+export function findOpenssl(): string | undefined {
+  for (const d of (process.env["PATH"] ?? "").split(delimiter)) {
+    const p = join(d, "openssl");
+    try {
+      accessSync(p, fsc.X_OK);
+      return p;
+    } catch {
+      /* next */
+    }
+  }
+  return undefined;
+}
+
+export interface TlsMaterial {
+  readonly ca: string;
+  /** A CA that signed nothing here: the server's certificate does not verify against it. */
+  readonly otherCa: string;
+  readonly serverCert: string;
+  readonly serverKey: string;
+  readonly clientCert: string;
+  readonly clientKey: string;
+  /** A `tls { … verify: true }` block for the server's configuration (server certificate: IP:127.0.0.1 and DNS:localhost). */
+  readonly serverConfig: string;
+  /** The same block with a server certificate whose only name is IP:127.0.0.1. */
+  readonly ipOnlyServerConfig: string;
+}
+
+/**
+ * A CA, server certificates for 127.0.0.1 and a client certificate, all signed by the CA.
+ * The main server certificate also names DNS:localhost: @nats-io/transport-node, dialing an
+ * IP address, leaves the TLS servername empty and Node then checks the certificate against
+ * "localhost" (see the test "an IP-only server certificate" in credentials.test.ts).
+ */
+export function tlsMaterial(openssl: string, dir: string): TlsMaterial {
+  const f = (n: string): string => join(dir, n);
+  const run = (args: string[]): void => void execFileSync(openssl, args, { cwd: dir, stdio: ["ignore", "ignore", "pipe"] });
+  const key = (name: string): void => run(["genpkey", "-algorithm", "EC", "-pkeyopt", "ec_paramgen_curve:P-256", "-out", f(name)]);
+  const ca = (name: string, cn: string): void => {
+    key(`${name}.key`);
+    run(["req", "-x509", "-new", "-key", f(`${name}.key`), "-sha256", "-days", "2", "-subj", `/CN=${cn}`, "-out", f(`${name}.pem`)]);
+  };
+  ca("ca", "mesh-provisioner test CA");
+  ca("other-ca", "mesh-provisioner other test CA");
+  const leaf = (name: string, cn: string, ext: string): void => {
+    key(`${name}.key`);
+    run(["req", "-new", "-key", f(`${name}.key`), "-subj", `/CN=${cn}`, "-out", f(`${name}.csr`)]);
+    writeFileSync(f(`${name}.ext`), ext);
+    run([
+      "x509", "-req", "-in", f(`${name}.csr`), "-CA", f("ca.pem"), "-CAkey", f("ca.key"), "-CAcreateserial",
+      "-days", "2", "-sha256", "-extfile", f(`${name}.ext`), "-out", f(`${name}.pem`),
+    ]);
+  };
+  const serverExt = (san: string): string => `subjectAltName=${san}\nextendedKeyUsage=serverAuth\nkeyUsage=digitalSignature,keyEncipherment\n`;
+  leaf("server", "127.0.0.1", serverExt("IP:127.0.0.1,DNS:localhost"));
+  leaf("server-ip", "127.0.0.1", serverExt("IP:127.0.0.1"));
+  leaf("client", "mesh-provisioner-test-client", "extendedKeyUsage=clientAuth\nkeyUsage=digitalSignature,keyEncipherment\n");
+  const m = {
+    ca: f("ca.pem"),
+    otherCa: f("other-ca.pem"),
+    serverCert: f("server.pem"),
+    serverKey: f("server.key"),
+    clientCert: f("client.pem"),
+    clientKey: f("client.key"),
+  };
+  const block = (cert: string, key: string): string =>
+    `tls { cert_file: ${JSON.stringify(cert)}, key_file: ${JSON.stringify(key)}, ` +
+    `ca_file: ${JSON.stringify(m.ca)}, verify: true, timeout: 2 }`;
+  return {
+    ...m,
+    serverConfig: block(m.serverCert, m.serverKey),
+    ipOnlyServerConfig: block(f("server-ip.pem"), f("server-ip.key")),
+  };
+}
+
+// ---- operator mode (JWT) ----------------------------------------------------------------
+
+const b64url = (b: Uint8Array | string): string => Buffer.from(b).toString("base64url");
+const NO_LIMIT = -1;
+
+/** Encode and sign claims the way the jwt library does (jti: a hash of the claims). */
+function signJwt(issuer: KeyPair, subject: string, name: string, nats: Record<string, unknown>): string {
+  const claims: Record<string, unknown> = {
+    jti: "",
+    iat: Math.floor(Date.now() / 1000),
+    iss: issuer.getPublicKey(),
+    name,
+    sub: subject,
+    nats: { ...nats, version: 2 },
+  };
+  claims["jti"] = createHash("sha256").update(JSON.stringify(claims)).update(randomBytes(8)).digest("base64url").toUpperCase();
+  const head = b64url(JSON.stringify({ typ: "JWT", alg: "ed25519-nkey" }));
+  const body = b64url(JSON.stringify(claims));
+  const sig = issuer.sign(new TextEncoder().encode(`${head}.${body}`));
+  return `${head}.${body}.${b64url(sig)}`;
+}
+
+export interface OperatorSetup {
+  /** The server configuration: operator, memory resolver with both accounts preloaded, system account. */
+  readonly serverConfig: string;
+  /** Path of the user's creds file (JWT and seed), as `nsc generate creds` writes it. */
+  readonly credsFile: string;
+  /** A creds file of a user signed by an account the server does not know (must be refused). */
+  readonly strangerCredsFile: string;
+}
+
+function credsText(jwt: string, seed: Uint8Array): string {
+  return `-----BEGIN NATS USER JWT-----
+${jwt}
+------END NATS USER JWT------
+
+************************* IMPORTANT *************************
+NKEY Seed printed below can be used to sign and prove identity.
+NKEYs are sensitive and should be treated as secrets.
+
+-----BEGIN USER NKEY SEED-----
+${new TextDecoder().decode(seed)}
+------END USER NKEY SEED------
+
+*************************************************************
+`;
+}
+
+const ACCOUNT_LIMITS = {
+  limits: { subs: NO_LIMIT, data: NO_LIMIT, payload: NO_LIMIT, imports: NO_LIMIT, exports: NO_LIMIT, wildcards: true, conn: NO_LIMIT, leaf: NO_LIMIT },
+  default_permissions: { pub: {}, sub: {} },
+  type: "account",
+};
+const USER_LIMITS = { pub: {}, sub: {}, subs: NO_LIMIT, data: NO_LIMIT, payload: NO_LIMIT, type: "user" };
+
+export function operatorSetup(dir: string): OperatorSetup {
+  const operator = createOperator();
+  const system = createAccount();
+  const account = createAccount();
+  const user = createUser();
+  const operatorJwt = signJwt(operator, operator.getPublicKey(), "test-operator", { type: "operator", system_account: system.getPublicKey() });
+  const systemJwt = signJwt(operator, system.getPublicKey(), "SYS", ACCOUNT_LIMITS);
+  const accountJwt = signJwt(operator, account.getPublicKey(), "mesh", ACCOUNT_LIMITS);
+  const userJwt = signJwt(account, user.getPublicKey(), "mesh-user", USER_LIMITS);
+  const credsFile = join(dir, "user.creds");
+  writeFileSync(credsFile, credsText(userJwt, user.getSeed()), { mode: 0o600 });
+
+  const strangerAccount = createAccount();
+  const stranger = createUser();
+  const strangerCredsFile = join(dir, "stranger.creds");
+  writeFileSync(strangerCredsFile, credsText(signJwt(strangerAccount, stranger.getPublicKey(), "stranger", USER_LIMITS), stranger.getSeed()), {
+    mode: 0o600,
+  });
+
+  const serverConfig = [
+    `operator: ${JSON.stringify(operatorJwt)}`,
+    `system_account: ${JSON.stringify(system.getPublicKey())}`,
+    "resolver: MEMORY",
+    "resolver_preload: {",
+    `  ${system.getPublicKey()}: ${JSON.stringify(systemJwt)}`,
+    `  ${account.getPublicKey()}: ${JSON.stringify(accountJwt)}`,
+    "}",
+  ].join("\n");
+  return { serverConfig, credsFile, strangerCredsFile };
+}
