@@ -2,11 +2,8 @@
 import { Command, InvalidArgumentError } from "commander";
 import { VERSION } from "../version.js";
 import { addConnectionOptions } from "./options.js";
-import { serveCommand } from "./serve.js";
-import { queryCommand } from "./query.js";
-import { permissionsCommand } from "./permissions.js";
-import { dumpCommand } from "./dump.js";
-import { verifyCommand } from "./verify.js";
+// Each command's code is loaded only when that command runs: `serve` starts
+// sooner without the query, dump or verify code, and the other way round.
 
 function whole(name: string) {
   return (v: string): string => {
@@ -30,7 +27,7 @@ export function program(): Command {
     .option("--drift-delay <duration>", "how soon a drifted registry is repaired", "250ms")
     .option("--http <host:port>", "serve /healthz, /readyz and /metrics there")
     .option("--log-level <level>", "fatal, error, warn, info, debug or trace (env LOG_LEVEL)")
-    .action((flags) => serveCommand(flags));
+    .action(async (flags) => (await import("./serve.js")).serveCommand(flags));
 
   addConnectionOptions(
     prog
@@ -46,16 +43,16 @@ export function program(): Command {
     .option("--min-revision <n>", "answer only once the projection reached this revision", whole("--min-revision"))
     .option("--timeout <ms>", "how long to wait for each page", whole("--timeout"), "10000")
     .option("--json", "print the merged answer as JSON")
-    .action((what: string, flags) => queryCommand(what, flags));
+    .action(async (what: string, flags) => (await import("./query.js")).queryCommand(what, flags));
 
   addConnectionOptions(prog.command("dump").description("write one JSON document of what a running instance holds"))
     .option("--out <file>", "write to this file instead of stdout")
-    .action((flags) => dumpCommand(flags));
+    .action(async (flags) => (await import("./dump.js")).dumpCommand(flags));
 
   addConnectionOptions(prog.command("verify").description("compare a running instance's projections with the buckets (exit 1 on any difference)"))
     .option("--json", "print the differences as JSON")
     .option("--attempts <n>", "read and compare again this many times while writes land in between", whole("--attempts"), "3")
-    .action((flags) => verifyCommand(flags));
+    .action(async (flags) => (await import("./verify.js")).verifyCommand(flags));
 
   prog
     .command("permissions")
@@ -63,7 +60,7 @@ export function program(): Command {
     .option("--role <role>", "provisioner, node or provider")
     .option("--node <node>", "the node, for --role node")
     .option("--example", "print an example accounts block with one user per role")
-    .action((flags) => permissionsCommand(flags));
+    .action(async (flags) => (await import("./permissions.js")).permissionsCommand(flags));
 
   return prog;
 }

@@ -9,8 +9,7 @@ import { createLogger, type Logger } from "../log.js";
 import { startProvisioner, type Provisioner } from "../main.js";
 import { formatDuration } from "../duration.js";
 import { failAndExit } from "./fail.js";
-import { createMetrics } from "../http/metrics.js";
-import { startHttp, type HttpHandle } from "../http/server.js";
+import type { HttpHandle } from "../http/server.js";
 import { writeOwnDump } from "../dump/document.js";
 
 export interface Served {
@@ -43,7 +42,8 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
         else if (s.type === "reconnect") log?.info({ server: (s as { server?: string }).server }, "reconnected to NATS");
       }
     })().catch(() => undefined);
-    const metrics = createMetrics();
+    // Metrics and the HTTP server are loaded only when --http asks for them.
+    const metrics = cfg.http ? (await import("../http/metrics.js")).createMetrics() : undefined;
     const provisioner = await startProvisioner(
       nc,
       {
@@ -53,12 +53,15 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
         maxWaitMs: cfg.maxWaitMs,
         replicas: cfg.replicas,
         inboxPrefix: cfg.connection.inboxPrefix,
-        observe: metrics.observe,
+        observe: metrics?.observe,
       },
       log,
     );
-    metrics.bind(provisioner, provisioner.jsm);
-    const http = cfg.http ? await startHttp({ ...cfg.http, provisioner, metrics, log }) : undefined;
+    metrics?.bind(provisioner, provisioner.jsm);
+    const http =
+      cfg.http && metrics
+        ? await (await import("../http/server.js")).startHttp({ ...cfg.http, provisioner, metrics, log })
+        : undefined;
     const l = log;
     let done: Promise<void> | undefined;
     const shutdown = (reason: string): Promise<void> =>

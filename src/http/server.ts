@@ -9,6 +9,7 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import { merge, map, type Subscription } from "rxjs";
 import type { Logger } from "../log.js";
+import { wrapError } from "../errors.js";
 import type { Provisioner } from "../main.js";
 import { WHATS, type What } from "../keys/mod.js";
 import { feedEvent } from "../feed/events.js";
@@ -102,7 +103,7 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
+    server.once("error", (err) => reject(wrapError("CONFIG", `cannot serve HTTP on ${opts.host}:${opts.port} (--http)`, err)));
     server.listen(opts.port, opts.host, () => resolve());
   });
   const addr = server.address() as AddressInfo;

@@ -48,6 +48,9 @@ export interface VerbCounters {
 export class VerbService {
   private service: Service | undefined;
   private readonly cache: LRUCache<string, Uint8Array>;
+  /** Requests already validated, by their body: a repeated body skips validation and keying. */
+  private readonly parsed = new LRUCache<string, { req: VerbRequest; key: string }>({ max: 4096 });
+  private readonly decoder = new TextDecoder();
   private readonly log: Logger;
   private readonly encoder = new TextEncoder();
   readonly counters: VerbCounters = { requests: 0, errors: 0, cacheHits: 0 };
@@ -120,7 +123,14 @@ export class VerbService {
 
   /** Answer one request: the page as bytes, or a ProvisionerError. Exposed for tests. */
   async answer(body: Uint8Array | string): Promise<Uint8Array> {
-    const req = parseRequest(body);
+    const text = typeof body === "string" ? body : this.decoder.decode(body);
+    let known = text.length <= 1024 ? this.parsed.get(text) : undefined;
+    if (known === undefined) {
+      const req = parseRequest(body);
+      known = { req, key: requestKey(req) };
+      if (text.length <= 1024) this.parsed.set(text, known);
+    }
+    const { req } = known;
     const { projections, maxWaitMs } = this.opts;
     const projection = projections[req.what];
     const needed = req.what === "needs" ? [projection, projections.registry] : [projection];
@@ -144,13 +154,13 @@ export class VerbService {
         );
       }
     }
-    return this.page(req, projection);
+    return this.page(req, known.key, projection);
   }
 
-  private page(req: VerbRequest, projection: Projection): Uint8Array {
+  private page(req: VerbRequest, requestText: string, projection: Projection): Uint8Array {
     const { projections, nc } = this.opts;
     const registry = projections.registry.store;
-    const key = `${requestKey(req)}@${projection.revision}${req.what === "needs" ? `/${registry.revision}` : ""}`;
+    const key = `${requestText}@${projection.revision}${req.what === "needs" ? `/${registry.revision}` : ""}`;
     const hit = this.cache.get(key);
     if (hit !== undefined) {
       this.counters.cacheHits++;
