@@ -22,6 +22,7 @@ import { startNatsServer, type RunningNatsServer } from "../helpers/nats-server.
 import { Fleet, type LogLine, type ServiceProcess } from "../helpers/processes.js";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 import { WRITER_HEADER } from "../../src/reconcile/apply.js";
+import { until as pollUntil } from "../helpers/verb-pages.js";
 
 const TTL_MS = 2000;
 const ARGS = ["--seat-ttl", "2s", "--drift-delay", "100ms", "--log-level", "debug"] as const;
@@ -63,21 +64,8 @@ async function sleepUntil(epochMs: number): Promise<void> {
   if (left > 0) await sleep(left);
 }
 
-/** Poll `fn` every 10 ms until it returns something other than undefined; fail after `ms`. */
-async function until<T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> {
-  const end = Date.now() + ms;
-  let last: unknown;
-  for (;;) {
-    try {
-      const v = await fn();
-      if (v !== undefined) return v;
-    } catch (err) {
-      last = err;
-    }
-    if (Date.now() > end) throw new Error(`${what}: not within ${ms} ms${last ? ` (last error: ${String(last)})` : ""}`);
-    await sleep(10);
-  }
-}
+/** The shared bounded poll, with the description first as this file reads best. */
+const until = <T>(what: string, fn: () => Promise<T | undefined> | T | undefined, ms = 10_000): Promise<T> => pollUntil(fn, ms, what);
 
 const seatLine = (l: LogLine): boolean => l.fields["component"] === "seat" && typeof l.fields["isHolder"] === "boolean";
 const holdsLine = (l: LogLine): boolean => seatLine(l) && l.msg === HOLDS && l.fields["isHolder"] === true;
