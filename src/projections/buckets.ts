@@ -5,7 +5,7 @@
  */
 import { parseAppliedKey, parseCollectKey, parseNeedsKey, parseRegistryKey, type What } from "../keys/mod.js";
 import { KNOWN_KINDS } from "../reconcile/registry.js";
-import { entryJson, valueFragment, type BucketSpec, type Decoded, type Rejected } from "./spec.js";
+import { entryJson, utf8, valueFragment, type BucketSpec, type Decoded, type Rejected } from "./spec.js";
 
 export const BUCKETS: Readonly<Record<What, string>> = Object.freeze({
   registry: "mesh-provisioner_registry",
@@ -16,19 +16,18 @@ export const BUCKETS: Readonly<Record<What, string>> = Object.freeze({
 
 export const SEAT_BUCKET = "mesh-provisioner_seat";
 
-const utf8 = new TextDecoder("utf-8");
-
 export const needsSpec: BucketSpec = {
   what: "needs",
   bucket: BUCKETS.needs,
   filters: ["node", "module"],
   indexes: [["node"], ["node", "module"]],
-  decode(key, value, revision): Decoded | Rejected {
+  decode(key, value): Decoded | Rejected {
     const s = parseNeedsKey(key);
-    if (!s.ok) return s;
-    const f = s.fields;
-    const fields: [string, string][] = [["node", f.node], ["module", f.module], ["kind", f.kind], ["name", f.name]];
-    return { ok: true, fields: f, json: entryJson(key, fields, valueFragment(value), revision) };
+    return s.ok ? { ok: true, fields: s.fields, text: utf8.decode(value) } : s;
+  },
+  render(key, f, text, revision) {
+    const fields: [string, string][] = [["node", f["node"] as string], ["module", f["module"] as string], ["kind", f["kind"] as string], ["name", f["name"] as string]];
+    return entryJson(key, fields, valueFragment(text), revision);
   },
 };
 
@@ -37,11 +36,12 @@ export const appliedSpec: BucketSpec = {
   bucket: BUCKETS.applied,
   filters: ["node", "module"],
   indexes: [["node"]],
-  decode(key, value, revision): Decoded | Rejected {
+  decode(key, value): Decoded | Rejected {
     const s = parseAppliedKey(key);
-    if (!s.ok) return s;
-    const f = s.fields;
-    return { ok: true, fields: f, json: entryJson(key, [["node", f.node], ["module", f.module]], valueFragment(value), revision) };
+    return s.ok ? { ok: true, fields: s.fields, text: utf8.decode(value) } : s;
+  },
+  render(key, f, text, revision) {
+    return entryJson(key, [["node", f["node"] as string], ["module", f["module"] as string]], valueFragment(text), revision);
   },
 };
 
@@ -50,12 +50,13 @@ export const collectSpec: BucketSpec = {
   bucket: BUCKETS.collect,
   filters: ["node", "collection", "contributor"],
   indexes: [["node"], ["collection"], ["contributor"]],
-  decode(key, value, revision): Decoded | Rejected {
+  decode(key, value): Decoded | Rejected {
     const s = parseCollectKey(key);
-    if (!s.ok) return s;
-    const f = s.fields;
-    const fields: [string, string][] = [["node", f.node], ["collection", f.collection], ["contributor", f.contributor]];
-    return { ok: true, fields: f, json: entryJson(key, fields, valueFragment(value), revision) };
+    return s.ok ? { ok: true, fields: s.fields, text: utf8.decode(value) } : s;
+  },
+  render(key, f, text, revision) {
+    const fields: [string, string][] = [["node", f["node"] as string], ["collection", f["collection"] as string], ["contributor", f["contributor"] as string]];
+    return entryJson(key, fields, valueFragment(text), revision);
   },
 };
 
@@ -82,8 +83,10 @@ export function registrySpec(knownKinds: ReadonlySet<string> = KNOWN_KINDS): Buc
       // revision beside it. Its `kind` is always its key in the bucket, even
       // when a stored value says otherwise (the reconciler rewrites such a value).
       const json = JSON.stringify({ ...(parsed as Record<string, unknown>), kind: key, value: parsed, revision });
-      return { ok: true, fields: s.fields, json, value: parsed };
+      return { ok: true, fields: s.fields, text: json, value: parsed };
     },
+    // Registry entries are few and read by the reconciler: their JSON is built when decoded.
+    render: (_key, _fields, text) => text,
   };
 }
 

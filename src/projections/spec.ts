@@ -8,8 +8,12 @@ export interface Decoded {
   readonly ok: true;
   /** Fields read from the key (node, module, …), also the index values. */
   readonly fields: Readonly<Record<string, string>>;
-  /** The entry exactly as the verb answers it, as JSON text (without `answered`). */
-  readonly json: string;
+  /**
+   * What the store keeps to answer the entry: the value's text as stored. The
+   * entry's JSON is rendered from it (by `render`) only when first answered,
+   * so a bucket's snapshot costs no JSON work and no second copy per key.
+   */
+  readonly text: string;
   /** The parsed value, kept only where the service itself reads it (the registry). */
   readonly value?: unknown;
 }
@@ -29,16 +33,17 @@ export interface BucketSpec {
   /** Composite indexes, each a list of fields; the verb picks the most specific that applies. */
   readonly indexes: readonly (readonly string[])[];
   decode(key: string, value: Uint8Array, revision: number): Decoded | Rejected;
+  /** The entry exactly as the verb answers it, as JSON text (without `answered`), from what decode kept. */
+  render(key: string, fields: Readonly<Record<string, string>>, text: string, revision: number): string;
 }
 
-const utf8 = new TextDecoder("utf-8");
+export const utf8 = new TextDecoder("utf-8");
 
 /**
  * The value as it goes into an answer: the stored text itself when it is JSON
  * (so it is parsed exactly once, by the reader), else the text as a JSON string.
  */
-export function valueFragment(value: Uint8Array): string {
-  const text = utf8.decode(value);
+export function valueFragment(text: string): string {
   if (text.length > 0) {
     try {
       JSON.parse(text);

@@ -8,14 +8,32 @@ import { SortedKeys } from "./sorted-keys.js";
 
 export type Operation = "PUT" | "DEL" | "PURGE";
 
-export interface Projected {
-  readonly key: string;
-  readonly revision: number;
-  readonly fields: Readonly<Record<string, string>>;
-  /** The entry as the verb answers it (JSON text), and its size in UTF-8 bytes. */
-  readonly json: string;
-  readonly bytes: number;
-  readonly value?: unknown;
+/**
+ * One entry in shape. It keeps the value's text as stored and renders the
+ * entry's JSON (as the verb answers it) the first time it is asked for, then
+ * keeps that: entries never answered cost no JSON work and no second copy.
+ */
+export class Projected {
+  private rendered: string | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly revision: number,
+    readonly fields: Readonly<Record<string, string>>,
+    private readonly text: string,
+    private readonly spec: BucketSpec,
+    readonly value?: unknown,
+  ) {}
+
+  /** The entry as the verb answers it (JSON text, without `answered`). */
+  get json(): string {
+    return (this.rendered ??= this.spec.render(this.key, this.fields, this.text, this.revision));
+  }
+
+  /** The size of `json` in UTF-8 bytes. */
+  get bytes(): number {
+    return Buffer.byteLength(this.json);
+  }
 }
 
 export interface OutOfShapeKey {
@@ -100,7 +118,7 @@ export class ProjectionStore {
     const d = this.spec.decode(key, value, revision);
     if (d.ok) {
       this.removeOutOfShape(key);
-      const entry: Projected = { key, revision, fields: d.fields, json: d.json, bytes: Buffer.byteLength(d.json), value: d.value };
+      const entry = new Projected(key, revision, d.fields, d.text, this.spec, d.value);
       if (!this.entries.has(key)) this.addToIndexes(key, d.fields);
       this.entries.set(key, entry);
       return { op: "put", key, revision, entry, newlyOutOfShape: false };
