@@ -5,6 +5,8 @@
  */
 import { parseAppliedKey, parseCollectKey, parseNeedsKey, parseRegistryKey, type What } from "../keys/mod.js";
 import { KNOWN_KINDS } from "../reconcile/registry.js";
+import type { Shape } from "../keys/mod.js";
+import { ProvisionerError } from "../errors.js";
 import { entryJson, utf8, valueFragment, type BucketSpec, type Decoded, type Rejected } from "./spec.js";
 
 export const BUCKETS: Readonly<Record<What, string>> = Object.freeze({
@@ -16,11 +18,21 @@ export const BUCKETS: Readonly<Record<What, string>> = Object.freeze({
 
 export const SEAT_BUCKET = "mesh-provisioner_seat";
 
+/** The fields of a key that is known to be in shape (an entry's own key). */
+function fieldsOf<F extends Record<string, string>>(parse: (key: string) => Shape<F>): (key: string) => F {
+  return (key) => {
+    const s = parse(key);
+    if (!s.ok) throw new ProvisionerError("INTERNAL", `an entry's key "${key}" is out of shape: ${s.reason}`);
+    return s.fields;
+  };
+}
+
 export const needsSpec: BucketSpec = {
   what: "needs",
   bucket: BUCKETS.needs,
   filters: ["node", "module"],
   indexes: [["node"], ["node", "module"]],
+  fieldsOf: fieldsOf(parseNeedsKey),
   decode(key, value): Decoded | Rejected {
     const s = parseNeedsKey(key);
     return s.ok ? { ok: true, fields: s.fields, text: utf8.decode(value) } : s;
@@ -36,6 +48,7 @@ export const appliedSpec: BucketSpec = {
   bucket: BUCKETS.applied,
   filters: ["node", "module"],
   indexes: [["node"]],
+  fieldsOf: fieldsOf(parseAppliedKey),
   decode(key, value): Decoded | Rejected {
     const s = parseAppliedKey(key);
     return s.ok ? { ok: true, fields: s.fields, text: utf8.decode(value) } : s;
@@ -50,6 +63,7 @@ export const collectSpec: BucketSpec = {
   bucket: BUCKETS.collect,
   filters: ["node", "collection", "contributor"],
   indexes: [["node"], ["collection"], ["contributor"]],
+  fieldsOf: fieldsOf(parseCollectKey),
   decode(key, value): Decoded | Rejected {
     const s = parseCollectKey(key);
     return s.ok ? { ok: true, fields: s.fields, text: utf8.decode(value) } : s;
@@ -66,6 +80,7 @@ export function registrySpec(knownKinds: ReadonlySet<string> = KNOWN_KINDS): Buc
     bucket: BUCKETS.registry,
     filters: [],
     indexes: [],
+    fieldsOf: (key) => ({ kind: key }),
     decode(key, value, revision): Decoded | Rejected {
       const s = parseRegistryKey(key, knownKinds);
       if (!s.ok) return s;

@@ -33,6 +33,11 @@ export interface BucketSpec {
   /** Composite indexes, each a list of fields; the verb picks the most specific that applies. */
   readonly indexes: readonly (readonly string[])[];
   decode(key: string, value: Uint8Array, revision: number): Decoded | Rejected;
+  /**
+   * The fields of a key already known to be in shape, read again from the key:
+   * entries do not keep them, which saves a record and its strings per key.
+   */
+  fieldsOf(key: string): Readonly<Record<string, string>>;
   /** The entry exactly as the verb answers it, as JSON text (without `answered`), from what decode kept. */
   render(key: string, fields: Readonly<Record<string, string>>, text: string, revision: number): string;
 }

@@ -19,11 +19,15 @@ export class Projected {
   constructor(
     readonly key: string,
     readonly revision: number,
-    readonly fields: Readonly<Record<string, string>>,
     private readonly text: string,
     private readonly spec: BucketSpec,
     readonly value?: unknown,
   ) {}
+
+  /** The fields of the key (node, module, …), read from the key when asked: not kept per entry. */
+  get fields(): Readonly<Record<string, string>> {
+    return this.spec.fieldsOf(this.key);
+  }
 
   /** The entry as the verb answers it (JSON text, without `answered`). */
   get json(): string {
@@ -118,7 +122,7 @@ export class ProjectionStore {
     const d = this.spec.decode(key, value, revision);
     if (d.ok) {
       this.removeOutOfShape(key);
-      const entry = new Projected(key, revision, d.fields, d.text, this.spec, d.value);
+      const entry = new Projected(key, revision, d.text, this.spec, d.value);
       if (!this.entries.has(key)) this.addToIndexes(key, d.fields);
       this.entries.set(key, entry);
       return { op: "put", key, revision, entry, newlyOutOfShape: false };
@@ -178,8 +182,9 @@ export class ProjectionStore {
     if (e === undefined) return;
     this.entries.delete(key);
     this.keys.remove(key);
+    const fields = this.indexes.length > 0 ? e.fields : {};
     for (const ix of this.indexes) {
-      const v = indexValue(ix.fields.map((f) => e.fields[f] as string));
+      const v = indexValue(ix.fields.map((f) => fields[f] as string));
       const set = ix.byValue.get(v);
       if (set === undefined) continue;
       set.remove(key);
