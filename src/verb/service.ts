@@ -12,7 +12,7 @@ import type { Logger } from "../log.js";
 import { ProvisionerError, wrapError } from "../errors.js";
 import type { What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
-import { buildPage } from "./answer.js";
+import { answeredBy, buildPage } from "./answer.js";
 import { parseRequest, requestKey, type VerbRequest } from "./request.js";
 
 export const SERVICE_NAME = "mesh-provisioner";
@@ -89,6 +89,8 @@ export class VerbService {
       metadata: { description: "read-only: the registry and the node buckets, as projected" },
     });
     this.service = service;
+    // The endpoint's subscription is registered at the server before we say the verb answers.
+    await nc.flush();
     this.log.info({ subject: VERB_SUBJECT, queue: QUEUE_GROUP }, "the verb is answering");
     return service;
   }
@@ -168,7 +170,7 @@ export class VerbService {
     }
     const page = buildPage(req, {
       store: projection.store,
-      isAnswered: req.what === "needs" ? (kind) => registry.get(kind) !== undefined : undefined,
+      isAnswered: req.what === "needs" ? answeredBy(registry) : undefined,
       maxBytes: nc.info!.max_payload - PAYLOAD_MARGIN,
     });
     const bytes = this.encoder.encode(page.body);
