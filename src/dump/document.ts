@@ -9,7 +9,7 @@ import { join } from "node:path";
 import { WHATS, type What } from "../keys/mod.js";
 import { BUCKETS } from "../projections/buckets.js";
 import type { Provisioner } from "../main.js";
-import { buildPage } from "../verb/answer.js";
+import { wholeAnswer } from "../verb/answer.js";
 import type { Answer } from "../verb/client.js";
 
 export interface DumpDocument {
@@ -30,16 +30,8 @@ export function dumpDocument(answers: Readonly<Record<What, Answer>>, holder: un
 
 /** An instance's own projections as a dump document (for SIGUSR2). */
 export function dumpProjections(p: Provisioner): DumpDocument {
-  const isAnswered = (kind: string): boolean => p.projections.registry.store.get(kind) !== undefined;
   const answers = {} as Record<What, Answer>;
-  for (const w of WHATS) {
-    const page = buildPage({ what: w, filters: {} }, {
-      store: p.projections[w].store,
-      isAnswered: w === "needs" ? isAnswered : undefined,
-      maxBytes: Number.MAX_SAFE_INTEGER,
-    });
-    answers[w] = JSON.parse(page.body) as Answer;
-  }
+  for (const w of WHATS) answers[w] = JSON.parse(wholeAnswer(w, p.projections[w].store, p.projections.registry.store)) as Answer;
   return dumpDocument(answers, p.seat.holder, `instance ${p.seat.instance}`);
 }
 

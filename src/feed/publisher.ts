@@ -10,6 +10,7 @@ import type { Logger } from "../log.js";
 import type { What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
 import { feedEvent, feedSubject } from "./events.js";
+import { answeredBy } from "../verb/answer.js";
 
 export interface FeedOptions {
   readonly nc: NatsConnection;
@@ -20,8 +21,8 @@ export interface FeedOptions {
 
 export function startFeed(opts: FeedOptions): Subscription {
   const { nc, projections, isHolder, log } = opts;
-  const registry = projections.registry.store;
-  const isAnswered = (kind: string): boolean => registry.get(kind) !== undefined;
+  // Read the registry's store at each event: a rebuilt projection swaps its store.
+  const isAnswered = (kind: string): boolean => answeredBy(projections.registry.store)(kind);
   let published = 0;
   const sub = merge(
     ...(Object.entries(projections) as [What, Projection][]).map(([what, p]) => p.changes$.pipe(map((change) => ({ what, change })))),

@@ -13,7 +13,7 @@ import { wrapError } from "../errors.js";
 import type { Provisioner } from "../main.js";
 import { WHATS, type What } from "../keys/mod.js";
 import { feedEvent } from "../feed/events.js";
-import { buildPage } from "../verb/answer.js";
+import { answeredBy, wholeAnswer } from "../verb/answer.js";
 import type { Metrics } from "./metrics.js";
 import { DASHBOARD_HTML } from "./dashboard.js";
 
@@ -39,15 +39,8 @@ export function readiness(p: Provisioner): { ready: boolean; connected: boolean;
 }
 
 function snapshot(p: Provisioner, limit: number): string {
-  const isAnswered = (kind: string): boolean => p.projections.registry.store.get(kind) !== undefined;
-  const pages = WHATS.map((w) => {
-    const page = buildPage({ what: w, filters: {}, limit }, {
-      store: p.projections[w].store,
-      isAnswered: w === "needs" ? isAnswered : undefined,
-      maxBytes: Number.MAX_SAFE_INTEGER,
-    });
-    return `"${w}":${page.body}`;
-  });
+  const registry = p.projections.registry.store;
+  const pages = WHATS.map((w) => `"${w}":${wholeAnswer(w, p.projections[w].store, registry, limit)}`);
   const seat = JSON.stringify({ holder: p.seat.holder ?? null, isHolder: p.seat.isHolder, instance: p.seat.instance });
   return `{"seat":${seat},${pages.join(",")}}`;
 }
@@ -55,7 +48,7 @@ function snapshot(p: Provisioner, limit: number): string {
 export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
   const { provisioner: p, metrics, log } = opts;
   const clients = new Set<ServerResponse>();
-  const isAnswered = (kind: string): boolean => p.projections.registry.store.get(kind) !== undefined;
+  const isAnswered = (kind: string): boolean => answeredBy(p.projections.registry.store)(kind);
   const changes: Subscription = merge(
     ...WHATS.map((w: What) => p.projections[w].changes$.pipe(map((change) => ({ w, change })))),
   ).subscribe(({ w, change }) => {

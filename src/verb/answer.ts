@@ -10,6 +10,7 @@
  * concatenated.
  */
 import type { ProjectionStore, Projected, OutOfShapeKey } from "../projections/store.js";
+import { lowerBound } from "../projections/sorted-keys.js";
 import type { VerbRequest } from "./request.js";
 
 export interface AnswerContext {
@@ -136,12 +137,17 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
 
 function startAfter(keys: readonly string[], after: string | undefined): number {
   if (after === undefined) return 0;
-  let lo = 0;
-  let hi = keys.length;
-  while (lo < hi) {
-    const mid = (lo + hi) >>> 1;
-    if ((keys[mid] as string) <= after) lo = mid + 1;
-    else hi = mid;
-  }
-  return lo;
+  const i = lowerBound(keys, after);
+  return keys[i] === after ? i + 1 : i;
+}
+
+/** Whether the registry answers a kind: what the `answered` flag of needs says. */
+export function answeredBy(registry: ProjectionStore): (kind: string) => boolean {
+  return (kind) => registry.get(kind) !== undefined;
+}
+
+/** A bucket's whole answer in one unpaged body (dump, dashboard snapshot, verify), at most `limit` entries. */
+export function wholeAnswer(what: VerbRequest["what"], store: ProjectionStore, registry: ProjectionStore, limit?: number): string {
+  const isAnswered = what === "needs" ? answeredBy(registry) : undefined;
+  return buildPage({ what, filters: {}, limit }, { store, isAnswered, maxBytes: Number.MAX_SAFE_INTEGER }).body;
 }

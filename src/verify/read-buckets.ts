@@ -10,7 +10,7 @@ import { WHATS, type What } from "../keys/mod.js";
 import { BUCKETS, specFor } from "../projections/buckets.js";
 import { Projection } from "../projections/projection.js";
 import { watchBucket } from "../streams/kv-watch.js";
-import { buildPage } from "../verb/answer.js";
+import { wholeAnswer } from "../verb/answer.js";
 import type { Answer } from "../verb/client.js";
 
 export async function readBuckets(nc: NatsConnection, log: Logger, timeoutMs = 60_000): Promise<Record<What, Answer>> {
@@ -24,16 +24,8 @@ export async function readBuckets(nc: NatsConnection, log: Logger, timeoutMs = 6
       projections[w] = p;
     }
     for (const w of WHATS) await firstValueFrom(projections[w].synced$.pipe(filter(Boolean), timeout(timeoutMs)));
-    const registry = projections.registry.store;
     const answers = {} as Record<What, Answer>;
-    for (const w of WHATS) {
-      const page = buildPage({ what: w, filters: {} }, {
-        store: projections[w].store,
-        isAnswered: w === "needs" ? (k) => registry.get(k) !== undefined : undefined,
-        maxBytes: Number.MAX_SAFE_INTEGER,
-      });
-      answers[w] = JSON.parse(page.body) as Answer;
-    }
+    for (const w of WHATS) answers[w] = JSON.parse(wholeAnswer(w, projections[w].store, projections.registry.store)) as Answer;
     return answers;
   } finally {
     for (const w of WHATS) projections[w]?.stop();
