@@ -33,6 +33,11 @@ export const needsSpec: BucketSpec = {
   filters: ["node", "module"],
   indexes: [["node"], ["node", "module"]],
   fieldsOf: fieldsOf(parseNeedsKey),
+  kindOf(key) {
+    // <node>.<module>.<kind>.<name>: the token after the second dot.
+    const b = key.indexOf(".", key.indexOf(".") + 1);
+    return key.slice(b + 1, key.indexOf(".", b + 1));
+  },
   decode(key, value): Decoded | Rejected {
     const s = parseNeedsKey(key);
     return s.ok ? { ok: true, fields: s.fields, text: utf8.decode(value) } : s;

@@ -38,6 +38,8 @@ export interface BucketSpec {
    * entries do not keep them, which saves a record and its strings per key.
    */
   fieldsOf(key: string): Readonly<Record<string, string>>;
+  /** The kind of a key already known to be in shape, where the bucket's keys name one (needs): read without building the fields. */
+  kindOf?(key: string): string;
   /** The entry exactly as the verb answers it, as JSON text (without `answered`), from what decode kept. */
   render(key: string, fields: Readonly<Record<string, string>>, text: string, revision: number): string;
 }

@@ -80,6 +80,8 @@ export class ProjectionStore {
   private readonly entries = new Map<string, Projected>();
   private readonly oos = new Map<string, OutOfShapeKey>();
   private readonly indexes: Index[];
+  /** How many entries name each kind (buckets whose keys name one): a page checks `answered` per kind, not per entry. */
+  private readonly kindCounts = new Map<string, number>();
 
   constructor(spec: BucketSpec) {
     this.spec = spec;
@@ -108,6 +110,11 @@ export class ProjectionStore {
 
   allOutOfShape(): IterableIterator<OutOfShapeKey> {
     return this.oos.values();
+  }
+
+  /** The kinds the entries name (empty for buckets whose keys name none). */
+  kinds(): IterableIterator<string> {
+    return this.kindCounts.keys();
   }
 
   /** Apply one entry of the watch. Entries at or below the applied revision are ignored (a resumed watch may repeat). */
@@ -169,6 +176,8 @@ export class ProjectionStore {
   private addToIndexes(key: string, fields: Readonly<Record<string, string>>): void {
     const bulk = !this.synced;
     this.keys.add(key, bulk);
+    const kind = this.spec.kindOf?.(key);
+    if (kind !== undefined) this.kindCounts.set(kind, (this.kindCounts.get(kind) ?? 0) + 1);
     for (const ix of this.indexes) {
       const v = indexValue(ix.fields.map((f) => fields[f] as string));
       let set = ix.byValue.get(v);
@@ -182,6 +191,12 @@ export class ProjectionStore {
     if (e === undefined) return;
     this.entries.delete(key);
     this.keys.remove(key);
+    const kind = this.spec.kindOf?.(key);
+    if (kind !== undefined) {
+      const left = (this.kindCounts.get(kind) ?? 1) - 1;
+      if (left > 0) this.kindCounts.set(kind, left);
+      else this.kindCounts.delete(kind);
+    }
     const fields = this.indexes.length > 0 ? e.fields : {};
     for (const ix of this.indexes) {
       const v = indexValue(ix.fields.map((f) => fields[f] as string));

@@ -6,12 +6,13 @@
  * item would push the reply past `maxBytes`; its `next` is the last key the
  * page covers, so the following page continues after it without repeating or
  * skipping anything, and each out-of-shape key lands on exactly one page.
- * Every entry's JSON was built once when it was applied; here it is only
- * concatenated.
+ * Every entry's JSON is rendered once (when first answered); here it is only
+ * copied into the reply's bytes.
  */
 import type { ProjectionStore, Projected, OutOfShapeKey } from "../projections/store.js";
 import { lowerBound } from "../projections/sorted-keys.js";
 import type { VerbRequest } from "./request.js";
+import { PageWriter } from "./page-writer.js";
 
 export interface AnswerContext {
   readonly store: ProjectionStore;
@@ -22,6 +23,9 @@ export interface AnswerContext {
 }
 
 export interface Page {
+  /** The reply as sent: UTF-8 JSON. */
+  readonly bytes: Buffer;
+  /** The reply as text (decoded when asked: tests, the dump). */
   readonly body: string;
   readonly entries: number;
   readonly outOfShape: number;
@@ -29,13 +33,18 @@ export interface Page {
 }
 
 const ANSWERED_FALSE = ',"answered":false}';
+const writer = new PageWriter();
 
-function entryText(e: Projected, ctx: AnswerContext): string {
-  const kind = e.fields["kind"];
-  if (ctx.isAnswered !== undefined && kind !== undefined && !ctx.isAnswered(kind)) {
-    return e.json.slice(0, -1) + ANSWERED_FALSE;
-  }
-  return e.json;
+/**
+ * Write an entry's JSON into the page, with `"answered":false` when its kind
+ * is one the registry does not answer (`unanswered`, usually empty: then no
+ * entry's kind is even read); returns the bytes it took.
+ */
+function writeEntry(e: Projected, unanswered: readonly string[], spec: ProjectionStore["spec"]): number {
+  const n = writer.write(e.json);
+  if (unanswered.length === 0 || !unanswered.includes(spec.kindOf?.(e.key) as string)) return n;
+  writer.truncate(writer.length - 1); // the entry's closing brace
+  return n - 1 + writer.write(ANSWERED_FALSE);
 }
 
 /**
@@ -62,7 +71,13 @@ function contradicts(o: OutOfShapeKey, filters: readonly (readonly [string, stri
   return false;
 }
 
-const nextBytes = (key: string): number => 9 + Buffer.byteLength(JSON.stringify(key)); // ,"next":"…"
+/** The bytes of `,"next":"<key>"`: at most 6 per character (\\u00XX), measured exactly only when that bound is too close. */
+function nextFits(key: string, room: number): boolean {
+  if (11 + 6 * key.length <= room) return true;
+  return 9 + Buffer.byteLength(JSON.stringify(key)) <= room;
+}
+
+const TAIL_EMPTY = `],"outOfShape":[]}`.length;
 
 export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
   const { store } = ctx;
@@ -71,8 +86,11 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
   const keys = cand.keys;
   const oosKeys = store.oosKeys.view();
   const limit = req.limit ?? Number.POSITIVE_INFINITY;
+  const residual = cand.residual;
+  const isAnswered = ctx.isAnswered;
+  const unanswered = isAnswered === undefined ? [] : [...store.kinds()].filter((k) => !isAnswered(k));
 
-  const matches = (e: Projected): boolean => cand.residual.every(([f, v]) => e.fields[f] === v);
+  const matches = (e: Projected): boolean => residual.length === 0 || residual.every(([f, v]) => e.fields[f] === v);
 
   let i = startAfter(keys, req.after);
   let j = startAfter(oosKeys, req.after);
@@ -93,9 +111,10 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
   };
 
   const head = `{"what":"${req.what}","revision":${store.revision},"entries":[`;
-  const entryParts: string[] = [];
+  writer.truncate(0);
+  let entries = 0;
   const oosParts: string[] = [];
-  let used = Buffer.byteLength(head) + `],"outOfShape":[]}`.length;
+  let used = Buffer.byteLength(head) + TAIL_EMPTY;
   let last: string | undefined;
   let next: string | undefined;
 
@@ -104,35 +123,56 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
     const o = peekOos();
     if (e === undefined && o === undefined) break;
     const takeEntry = e !== undefined && (o === undefined || e.key < o.key);
-    if (takeEntry && entryParts.length >= limit) {
+    if (takeEntry && entries >= limit) {
       next = last;
       break;
     }
     const key = takeEntry ? (e as Projected).key : (o as OutOfShapeKey).key;
-    let text = takeEntry ? entryText(e as Projected, ctx) : (o as OutOfShapeKey).json;
-    let bytes = takeEntry ? Buffer.byteLength(text) : (o as OutOfShapeKey).bytes;
-    const parts = takeEntry ? entryParts : oosParts;
-    const comma = parts.length > 0 ? 1 : 0;
-    if (used + comma + bytes + nextBytes(key) > ctx.maxBytes) {
+    const comma = (takeEntry ? entries : oosParts.length) > 0 ? 1 : 0;
+    let bytes: number;
+    let oosText: string | undefined;
+    const mark = writer.length;
+    if (takeEntry) {
+      if (comma) writer.write(",");
+      bytes = writeEntry(e as Projected, unanswered, store.spec);
+    } else {
+      oosText = (o as OutOfShapeKey).json;
+      bytes = (o as OutOfShapeKey).bytes;
+    }
+    if (!nextFits(key, ctx.maxBytes - used - comma - bytes)) {
+      writer.truncate(mark);
       if (last !== undefined) {
         next = last;
         break;
       }
       // Alone on a page and still too large: answer the entry without its value.
-      text = takeEntry ? tooLargeText(e as Projected) : JSON.stringify({ key, reason: "out of shape (reason too large to answer)" });
-      bytes = Buffer.byteLength(text);
+      if (takeEntry) bytes = writer.write(tooLargeText(e as Projected));
+      else bytes = Buffer.byteLength((oosText = JSON.stringify({ key, reason: "out of shape (reason too large to answer)" })));
     }
-    parts.push(text);
+    if (takeEntry) {
+      entries++;
+      i++;
+    } else {
+      oosParts.push(oosText as string);
+      j++;
+    }
     used += comma + bytes;
     last = key;
-    if (takeEntry) i++;
-    else j++;
   }
 
-  let body = head + entryParts.join(",") + `],"outOfShape":[` + oosParts.join(",") + "]";
-  if (next !== undefined) body += `,"next":${JSON.stringify(next)}`;
-  body += "}";
-  return { body, entries: entryParts.length, outOfShape: oosParts.length, next };
+  let tail = `],"outOfShape":[` + oosParts.join(",") + "]";
+  if (next !== undefined) tail += `,"next":${JSON.stringify(next)}`;
+  tail += "}";
+  const bytes = writer.finish(head, tail);
+  return {
+    bytes,
+    get body() {
+      return bytes.toString("utf8");
+    },
+    entries,
+    outOfShape: oosParts.length,
+    next,
+  };
 }
 
 function startAfter(keys: readonly string[], after: string | undefined): number {

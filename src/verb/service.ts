@@ -173,9 +173,8 @@ export class VerbService {
       isAnswered: req.what === "needs" ? answeredBy(registry) : undefined,
       maxBytes: nc.info!.max_payload - PAYLOAD_MARGIN,
     });
-    const bytes = this.encoder.encode(page.body);
-    this.cache.set(key, bytes);
-    return bytes;
+    this.cache.set(key, page.bytes);
+    return page.bytes;
   }
 
   private async handle(msg: ServiceMsg): Promise<{ status: number; what: string }> {

@@ -421,3 +421,25 @@ test("specFor returns each bucket's spec with its bucket name", () => {
   for (const k of KNOWN_KINDS) s.apply("PUT", k, ++rev, json({ kind: k }));
   assert.equal(s.size, KNOWN_KINDS.size);
 });
+
+describe("kinds: which kinds the needs name", () => {
+  test("a kind is listed while at least one entry names it, and only then", () => {
+    const s = new ProjectionStore(needsSpec);
+    s.apply("PUT", "n1.web.config.port", 1, json(1));
+    s.apply("PUT", "n2.web.config.port", 2, json(1));
+    s.apply("PUT", "n1.web.secret.key", 3, json(1));
+    assert.deepEqual([...s.kinds()].sort(), ["config", "secret"]);
+    s.apply("PUT", "n1.web.config.port", 4, json(2)); // a new value, still one entry
+    s.apply("DEL", "n1.web.config.port", 5, b(""));
+    assert.deepEqual([...s.kinds()].sort(), ["config", "secret"], "n2's config is still there");
+    s.apply("PURGE", "n2.web.config.port", 6, b(""));
+    s.apply("DEL", "n1.web.secret.key", 7, b(""));
+    assert.deepEqual([...s.kinds()], []);
+  });
+
+  test("buckets whose keys name no kind list none", () => {
+    const s = new ProjectionStore(appliedSpec);
+    s.apply("PUT", "n1.web", 1, json({}));
+    assert.deepEqual([...s.kinds()], []);
+  });
+});
