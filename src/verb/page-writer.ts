@@ -26,10 +26,10 @@ export class PageWriter {
     this.length = length;
   }
 
-  /** `head`, what was written, then `tail`, as one new buffer of exactly that size. */
-  finish(head: string, tail: string): Buffer {
+  /** `head`, what was written, then `tail`, into a buffer of exactly that size from `alloc`. */
+  finish<B extends Buffer>(head: string, tail: string, alloc: (bytes: number) => B): B {
     const headBytes = Buffer.byteLength(head);
-    const out = Buffer.allocUnsafeSlow(headBytes + this.length + Buffer.byteLength(tail));
+    const out = alloc(headBytes + this.length + Buffer.byteLength(tail));
     out.write(head, 0);
     this.buf.copy(out, headBytes, 0, this.length);
     out.write(tail, headBytes + this.length);

@@ -13,6 +13,7 @@ import { ProvisionerError, wrapError } from "../errors.js";
 import type { What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
 import { answeredBy, buildPage } from "./answer.js";
+import { AnswerArena, type Carved } from "./arena.js";
 import { parseRequest, requestKey, type VerbRequest } from "./request.js";
 
 export const SERVICE_NAME = "mesh-provisioner";
@@ -33,8 +34,8 @@ export interface VerbOptions {
   readonly statsData?: () => Record<string, unknown>;
   /** The bucket's stream last sequence, for each projection's lag in `$SRV.STATS` (undefined when unknown). */
   readonly lastSeq?: (bucket: string) => Promise<number | undefined>;
-  /** Bytes of encoded answers to keep for repeated requests at the same revision. */
-  readonly cacheBytes?: number;
+  /** Bytes of the ring that replies are carved from (and that cached answers point into). */
+  readonly arenaBytes?: number;
   /** Called once per answered request: its status (200, 400, …), what was asked, and how long it took. */
   readonly observe?: (status: number, what: string, seconds: number) => void;
 }
@@ -47,7 +48,9 @@ export interface VerbCounters {
 
 export class VerbService {
   private service: Service | undefined;
-  private readonly cache: LRUCache<string, Uint8Array>;
+  /** Answers by request and revision: views into the arena, dropped once the arena has written over them. */
+  private readonly cache = new LRUCache<string, Carved>({ max: 8192 });
+  private readonly arena: AnswerArena;
   /** Requests already validated, by their body: a repeated body skips validation and keying. */
   private readonly parsed = new LRUCache<string, { req: VerbRequest; key: string }>({ max: 4096 });
   private readonly decoder = new TextDecoder();
@@ -57,10 +60,7 @@ export class VerbService {
 
   constructor(private readonly opts: VerbOptions) {
     this.log = opts.log.child({ component: "verb" });
-    this.cache = new LRUCache<string, Uint8Array>({
-      maxSize: opts.cacheBytes ?? 64 * 1024 * 1024,
-      sizeCalculation: (v, k) => v.length + k.length,
-    });
+    this.arena = new AnswerArena(opts.arenaBytes);
   }
 
   async start(): Promise<Service> {
@@ -123,7 +123,11 @@ export class VerbService {
     return { projections, ...this.counters, ...(this.opts.statsData?.() ?? {}) };
   }
 
-  /** Answer one request: the page as bytes, or a ProvisionerError. Exposed for tests. */
+  /**
+   * Answer one request: the page as bytes, or a ProvisionerError. Exposed for
+   * tests. The bytes live in the arena: read or copy them before building
+   * another ring's worth of answers.
+   */
   async answer(body: Uint8Array | string): Promise<Uint8Array> {
     const text = typeof body === "string" ? body : this.decoder.decode(body);
     let known = text.length <= 1024 ? this.parsed.get(text) : undefined;
@@ -165,15 +169,20 @@ export class VerbService {
     const key = `${requestText}@${projection.revision}${req.what === "needs" ? `/${registry.revision}` : ""}`;
     const hit = this.cache.get(key);
     if (hit !== undefined) {
-      this.counters.cacheHits++;
-      return hit;
+      if (this.arena.intact(hit.at)) {
+        this.counters.cacheHits++;
+        return hit.bytes;
+      }
+      this.cache.delete(key);
     }
+    let carved: Carved | undefined;
     const page = buildPage(req, {
       store: projection.store,
       isAnswered: req.what === "needs" ? answeredBy(registry) : undefined,
       maxBytes: nc.info!.max_payload - PAYLOAD_MARGIN,
+      alloc: (n) => (carved = this.arena.take(n)).bytes,
     });
-    this.cache.set(key, page.bytes);
+    if (carved !== undefined) this.cache.set(key, carved);
     return page.bytes;
   }
 

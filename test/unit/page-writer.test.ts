@@ -11,7 +11,7 @@ describe("PageWriter: a page's bytes written once", () => {
       fc.property(fc.array(fc.string({ unit: "grapheme", maxLength: 40_000 }), { maxLength: 12 }), fc.string(), fc.string(), (parts, head, tail) => {
         const w = new PageWriter();
         for (const p of parts) assert.equal(w.write(p), Buffer.byteLength(p));
-        const out = w.finish(head, tail);
+        const out = w.finish(head, tail, Buffer.alloc);
         assert.equal(out.toString("utf8"), head + parts.join("") + tail);
         assert.equal(out.length, Buffer.byteLength(head + parts.join("") + tail));
         assert.equal(w.length, 0, "finish leaves the writer empty for the next page");
@@ -27,7 +27,7 @@ describe("PageWriter: a page's bytes written once", () => {
     w.write(",2é");
     w.truncate(mark);
     w.write(",3");
-    assert.equal(w.finish("", "]").toString(), "[1,3]");
+    assert.equal(w.finish("", "]", Buffer.alloc).toString(), "[1,3]");
   });
 });
 
