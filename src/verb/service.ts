@@ -130,11 +130,13 @@ export class VerbService {
    */
   async answer(body: Uint8Array | string): Promise<Uint8Array> {
     const text = typeof body === "string" ? body : this.decoder.decode(body);
-    let known = text.length <= 1024 ? this.parsed.get(text) : undefined;
+    // A body with minRevision is all but unique (a new revision each time): keeping it would only evict the bodies that repeat.
+    const keep = text.length <= 1024 && !text.includes("minRevision");
+    let known = keep ? this.parsed.get(text) : undefined;
     if (known === undefined) {
       const req = parseRequest(body);
       known = { req, key: requestKey(req) };
-      if (text.length <= 1024) this.parsed.set(text, known);
+      if (keep) this.parsed.set(text, known);
     }
     const { req } = known;
     const { projections, maxWaitMs } = this.opts;
