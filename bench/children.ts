@@ -29,6 +29,8 @@ export class Child {
   private readonly recent: string[] = [];
   private waiters: Waiter[] = [];
   private exitInfo: string | undefined;
+  /** Called with every line the child writes (e.g. to count `--trace-gc` lines). */
+  onAnyLine: ((stream: Stream, line: string) => void) | undefined;
 
   constructor(
     readonly name: string,
@@ -55,6 +57,7 @@ export class Child {
   }
 
   private onLine(stream: Stream, line: string): void {
+    this.onAnyLine?.(stream, line);
     this.recent.push(`${stream}: ${line}`);
     if (this.recent.length > KEEP_LINES) this.recent.shift();
     for (const w of [...this.waiters]) {

@@ -10,6 +10,8 @@ import type { NatsConnection } from "@nats-io/nats-core";
 export const NEEDS_BUCKET = "mesh-provisioner_needs";
 export const NEEDS_STREAM = `KV_${NEEDS_BUCKET}`;
 export const ECHO_SUBJECT = "bench.echo";
+/** The bare put -> visible anchor answers here. */
+export const VISIBLE_SUBJECT = "bench.visible";
 /** Keys per node: 10 modules x 10 names. */
 export const KEYS_PER_NODE = 100;
 /** The node whose needs the latency and client-way measurements ask for. */

@@ -108,6 +108,8 @@ export interface PutVisible {
   visibleMs: number[];
   /** put start -> the put's ack, ms (the floor of the figure above). */
   ackMs: number[];
+  /** the put's ack -> the verb's answer at the put's revision, ms: how long after it was committed the write became visible. */
+  afterAckMs: number[];
   attempted: number;
   errors: number;
   /** Puts not started because too many were still outstanding. */
@@ -125,9 +127,9 @@ export async function putToVisible(
   nc: NatsConnection,
   kv: KV,
   verbSubject: string,
-  opts: { rate: number; durationMs: number; keys: number; maxOutstanding: number },
+  opts: { rate: number; durationMs: number; keys: number; maxOutstanding: number; bodyOf?: (node: string, revision: number) => Uint8Array },
 ): Promise<PutVisible> {
-  const res: PutVisible = { visibleMs: [], ackMs: [], attempted: 0, errors: 0, skipped: 0, achievedPerSecond: 0 };
+  const res: PutVisible = { visibleMs: [], ackMs: [], afterAckMs: [], attempted: 0, errors: 0, skipped: 0, achievedPerSecond: 0 };
   let outstanding = 0;
   let salt = 1;
   const one = async (): Promise<void> => {
@@ -137,11 +139,16 @@ export async function putToVisible(
     const t0 = performance.now();
     try {
       const revision = await kv.put(key, valueOf(i, salt++));
-      res.ackMs.push(performance.now() - t0);
-      const body = jsonBody({ what: "needs", node, minRevision: revision });
+      const acked = performance.now();
+      res.ackMs.push(acked - t0);
+      const body = opts.bodyOf ? opts.bodyOf(node, revision) : jsonBody({ what: "needs", node, minRevision: revision });
       const m = await nc.request(verbSubject, body, { timeout: REQUEST_TIMEOUT_MS });
-      if (isServiceError(m)) res.errors++;
-      else res.visibleMs.push(performance.now() - t0);
+      if (isServiceError(m) || m.data.length === 0) res.errors++;
+      else {
+        const answered = performance.now();
+        res.visibleMs.push(answered - t0);
+        res.afterAckMs.push(answered - acked);
+      }
     } catch {
       res.errors++;
     }

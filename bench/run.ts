@@ -4,10 +4,12 @@
  *   npm run bench                       100k keys, 3 runs
  *   npm run bench -- --keys 1000000     1M keys
  *   npm run bench -- --quick            10k keys, 1 run, short phases (checks the harness)
- *   flags: --keys N  --runs R  --out FILE  --quick
+ *   flags: --keys N  --runs R  --out FILE  --quick  --trace-gc
  *          --cpu-prof (profiles of the service and the bare watch into
  *            bench-results/prof-<stamp>/; the figures of such a run are not clean)
  *          --put-rate P (puts per second of the put -> visible phase, default 1000)
+ *          --trace-gc (the service runs with node's --trace-gc; the garbage
+ *            collections it ran in each put -> visible round are counted)
  *
  * It starts a private nats-server, loads N needs, then runs the service and
  * the anchors (bare watch, echo of the same size, keys + gets) as separate
@@ -18,7 +20,7 @@ import { loadavg } from "node:os";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { startNatsServer, type RunningNatsServer } from "../src/embedded/nats-server.js";
 import { VERB_SUBJECT } from "../src/verb/service.js";
-import { connectBench, ECHO_SUBJECT, median, nodeCount, PROBE_NODE, round, summarize } from "./common.js";
+import { connectBench, ECHO_SUBJECT, median, nodeCount, PROBE_NODE, round, summarize, VISIBLE_SUBJECT } from "./common.js";
 import { killAllNow, ROOT, spawnAnchor, stopAll } from "./children.js";
 import { ensureServiceBuckets, loadNeeds, openNeeds } from "./load.js";
 import { interleavedLatency, jsonBody, latencyOver, putToVisible, throughput } from "./measure.js";
@@ -32,16 +34,17 @@ interface Flags {
   out: string;
   quick: boolean;
   cpuProf: boolean;
+  traceGc: boolean;
   putRate: number;
 }
 
-const USAGE = "usage: npm run bench -- [--keys N] [--runs R] [--out FILE] [--quick] [--cpu-prof] [--put-rate P]";
+const USAGE = "usage: npm run bench -- [--keys N] [--runs R] [--out FILE] [--quick] [--cpu-prof] [--put-rate P] [--trace-gc]";
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 
 class UsageError extends Error {}
 
 function parseFlags(argv: readonly string[]): Flags {
-  const f: Flags = { keys: 100_000, runs: 3, out: join(ROOT, "bench-results", `${stamp}.json`), quick: false, cpuProf: false, putRate: 1000 };
+  const f: Flags = { keys: 100_000, runs: 3, out: join(ROOT, "bench-results", `${stamp}.json`), quick: false, cpuProf: false, traceGc: false, putRate: 1000 };
   let keysSet = false;
   let runsSet = false;
   const intArg = (name: string, v: string | undefined, min: number, max: number): number => {
@@ -58,6 +61,7 @@ function parseFlags(argv: readonly string[]): Flags {
     else if (a === "--out") f.out = argv[++i] ?? "";
     else if (a === "--quick") f.quick = true;
     else if (a === "--cpu-prof") f.cpuProf = true;
+    else if (a === "--trace-gc") f.traceGc = true;
     else if (a === "--help" || a === "-h") (console.log(USAGE), process.exit(0));
     else throw new UsageError(`unknown flag ${a}\n${USAGE}`);
   }
@@ -102,7 +106,7 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
   const profFlags = flags.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
   const syncTimeoutMs = 60_000 + flags.keys / 2;
   log(`first sync and memory, ${flags.runs} run(s): bare watch and service one after the other`);
-  const sync = await syncRuns(server.url, flags.runs, { timeoutMs: syncTimeoutMs, serviceFlags: profFlags, bareFlags: profFlags, log });
+  const sync = await syncRuns(server.url, flags.runs, { timeoutMs: syncTimeoutMs, serviceFlags: [...profFlags, ...(flags.traceGc ? ["--trace-gc"] : [])], bareFlags: profFlags, log });
 
   // The size of the answer for one node's needs: the echo answers with as many bytes.
   const probeBody = jsonBody({ what: "needs", node: PROBE_NODE });
@@ -147,14 +151,36 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
   const clientWay = await cw.result(120_000, "client-way result");
   await cw.stop();
 
-  log(`put -> visible in the verb: ${phase.putRate} puts/s for ${phase.putMs} ms`);
-  const pv = await putToVisible(nc, kv, VERB_SUBJECT, {
-    rate: phase.putRate,
-    durationMs: phase.putMs,
-    keys: flags.keys,
-    maxOutstanding: 500,
-  });
-  log(`put -> visible: ${pv.visibleMs.length} answered, ${pv.errors} errors, ${pv.skipped} skipped, ${pv.achievedPerSecond.toFixed(0)} puts/s`);
+  log(`put -> visible: ${phase.putRate} puts/s for ${phase.putMs} ms, ${flags.runs} round(s) each, alternating with the bare watch+reply`);
+  const bareVisible = spawnAnchor("bare-visible.js", [server.url, answerBytes]);
+  await bareVisible.result(syncTimeoutMs, "ready line");
+  const putVisible: Measured["putVisible"] = { service: [], bare: [] };
+  // With --trace-gc: the service's collections, counted per round.
+  const gcSeen = { markCompact: 0, scavenge: 0 };
+  const gcPerRound: { markCompact: number; scavenge: number }[] = [];
+  if (flags.traceGc) {
+    sync.service$.onAnyLine = (_stream, line) => {
+      if (line.includes(": Mark-Compact ")) gcSeen.markCompact++;
+      else if (line.includes(": Scavenge ")) gcSeen.scavenge++;
+    };
+  }
+  for (let r = 0; r < flags.runs; r++) {
+    for (const who of r % 2 === 0 ? (["bare", "service"] as const) : (["service", "bare"] as const)) {
+      const before = { ...gcSeen };
+      const res = await putToVisible(nc, kv, who === "service" ? VERB_SUBJECT : VISIBLE_SUBJECT, {
+        rate: phase.putRate,
+        durationMs: phase.putMs,
+        keys: flags.keys,
+        maxOutstanding: 500,
+        bodyOf: who === "service" ? undefined : (_node, revision) => jsonBody({ minRevision: revision }),
+      });
+      putVisible[who].push(res);
+      if (flags.traceGc && who === "service") gcPerRound.push({ markCompact: gcSeen.markCompact - before.markCompact, scavenge: gcSeen.scavenge - before.scavenge });
+      const gcNote = flags.traceGc && who === "service" ? `; the service ran ${gcPerRound.at(-1)?.markCompact} mark-compacts, ${gcPerRound.at(-1)?.scavenge} scavenges` : "";
+      log(`put -> visible, ${who}: ${res.visibleMs.length} answered, ${res.errors} errors, ${res.skipped} skipped, ${res.achievedPerSecond.toFixed(0)} puts/s${gcNote}`);
+    }
+  }
+  await bareVisible.stop();
 
   await sync.service$.stop();
   m.loadAvgAtEnd = loadavg().map((x) => round(x, 2));
@@ -166,7 +192,7 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
     latency: { service: lService!, echo: lEcho!, uncached: lUncached },
     throughput: { service: tService, echo: tEcho, errors: tErrors },
     clientWay,
-    putVisible: pv,
+    putVisible,
     answerBytes,
     putRate: phase.putRate,
   };
@@ -189,7 +215,13 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
     },
     throughput: { service: tService, echo: tEcho, medianService: median(tService), medianEcho: median(tEcho), errors: tErrors },
     clientWay,
-    putVisible: { ...pv, visibleMs: summarize(pv.visibleMs), ackMs: summarize(pv.ackMs) },
+    serviceGcPerPutRound: flags.traceGc ? gcPerRound : undefined,
+    putVisible: Object.fromEntries(
+      (["service", "bare"] as const).map((who) => [
+        who,
+        putVisible[who].map((r) => ({ ...r, visibleMs: summarize(r.visibleMs), ackMs: summarize(r.ackMs), afterAckMs: summarize(r.afterAckMs) })),
+      ]),
+    ),
     rows,
     table,
     phases,
