@@ -23,7 +23,7 @@ import { VERB_SUBJECT } from "../src/verb/service.js";
 import { connectBench, ECHO_SUBJECT, median, nodeCount, PROBE_NODE, round, summarize, VISIBLE_SUBJECT } from "./common.js";
 import { killAllNow, ROOT, spawnAnchor, stopAll } from "./children.js";
 import { ensureServiceBuckets, loadNeeds, openNeeds } from "./load.js";
-import { interleavedLatency, jsonBody, latencyOver, putToVisible, throughput } from "./measure.js";
+import { interleavedLatency, jsonBody, latencyOver, putToVisible, throughput, type PutVisible } from "./measure.js";
 import { machine, machineLines, markdownTable, writeJson } from "./report.js";
 import { buildRows, type Measured } from "./rows.js";
 import { syncRuns } from "./sync.js";
@@ -164,16 +164,21 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
       else if (line.includes(": Scavenge ")) gcSeen.scavenge++;
     };
   }
+  // Warm-up, not counted: the anchor has just loaded the bucket (its heap is
+  // still settling) and neither side has run its put path hot yet.
+  const putRound = (who: "service" | "bare", durationMs: number): Promise<PutVisible> =>
+    putToVisible(nc, kv, who === "service" ? VERB_SUBJECT : VISIBLE_SUBJECT, {
+      rate: phase.putRate,
+      durationMs,
+      keys: flags.keys,
+      maxOutstanding: 500,
+      bodyOf: who === "service" ? undefined : (_node, revision) => jsonBody({ minRevision: revision }),
+    });
+  for (const who of ["bare", "service"] as const) await putRound(who, Math.min(2000, phase.putMs));
   for (let r = 0; r < flags.runs; r++) {
     for (const who of r % 2 === 0 ? (["bare", "service"] as const) : (["service", "bare"] as const)) {
       const before = { ...gcSeen };
-      const res = await putToVisible(nc, kv, who === "service" ? VERB_SUBJECT : VISIBLE_SUBJECT, {
-        rate: phase.putRate,
-        durationMs: phase.putMs,
-        keys: flags.keys,
-        maxOutstanding: 500,
-        bodyOf: who === "service" ? undefined : (_node, revision) => jsonBody({ minRevision: revision }),
-      });
+      const res = await putRound(who, phase.putMs);
       putVisible[who].push(res);
       if (flags.traceGc && who === "service") gcPerRound.push({ markCompact: gcSeen.markCompact - before.markCompact, scavenge: gcSeen.scavenge - before.scavenge });
       const gcNote = flags.traceGc && who === "service" ? `; the service ran ${gcPerRound.at(-1)?.markCompact} mark-compacts, ${gcPerRound.at(-1)?.scavenge} scavenges` : "";
