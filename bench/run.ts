@@ -8,6 +8,7 @@
  *          --cpu-prof (profiles of the service and the bare watch into
  *            bench-results/prof-<stamp>/; the figures of such a run are not clean)
  *          --put-rate P (puts per second of the put -> visible phase, default 1000)
+ *          --service-node-flags "F" (extra node flags for the service, e.g. to try GC settings)
  *          --trace-gc (the service runs with node's --trace-gc; the garbage
  *            collections it ran in each put -> visible round are counted)
  *
@@ -35,16 +36,17 @@ interface Flags {
   quick: boolean;
   cpuProf: boolean;
   traceGc: boolean;
+  serviceNodeFlags: string[];
   putRate: number;
 }
 
-const USAGE = "usage: npm run bench -- [--keys N] [--runs R] [--out FILE] [--quick] [--cpu-prof] [--put-rate P] [--trace-gc]";
+const USAGE = "usage: npm run bench -- [--keys N] [--runs R] [--out FILE] [--quick] [--cpu-prof] [--put-rate P] [--trace-gc] [--service-node-flags F]";
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 
 class UsageError extends Error {}
 
 function parseFlags(argv: readonly string[]): Flags {
-  const f: Flags = { keys: 100_000, runs: 3, out: join(ROOT, "bench-results", `${stamp}.json`), quick: false, cpuProf: false, traceGc: false, putRate: 1000 };
+  const f: Flags = { keys: 100_000, runs: 3, out: join(ROOT, "bench-results", `${stamp}.json`), quick: false, cpuProf: false, traceGc: false, serviceNodeFlags: [], putRate: 1000 };
   let keysSet = false;
   let runsSet = false;
   const intArg = (name: string, v: string | undefined, min: number, max: number): number => {
@@ -62,6 +64,7 @@ function parseFlags(argv: readonly string[]): Flags {
     else if (a === "--quick") f.quick = true;
     else if (a === "--cpu-prof") f.cpuProf = true;
     else if (a === "--trace-gc") f.traceGc = true;
+    else if (a === "--service-node-flags") f.serviceNodeFlags = (argv[++i] ?? "").split(" ").filter(Boolean);
     else if (a === "--help" || a === "-h") (console.log(USAGE), process.exit(0));
     else throw new UsageError(`unknown flag ${a}\n${USAGE}`);
   }
@@ -106,7 +109,7 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
   const profFlags = flags.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
   const syncTimeoutMs = 60_000 + flags.keys / 2;
   log(`first sync and memory, ${flags.runs} run(s): bare watch and service one after the other`);
-  const sync = await syncRuns(server.url, flags.runs, { timeoutMs: syncTimeoutMs, serviceFlags: [...profFlags, ...(flags.traceGc ? ["--trace-gc"] : [])], bareFlags: profFlags, log });
+  const sync = await syncRuns(server.url, flags.runs, { timeoutMs: syncTimeoutMs, serviceFlags: [...profFlags, ...flags.serviceNodeFlags, ...(flags.traceGc ? ["--trace-gc"] : [])], bareFlags: profFlags, log });
 
   // The size of the answer for one node's needs: the echo answers with as many bytes.
   const probeBody = jsonBody({ what: "needs", node: PROBE_NODE });
