@@ -21,10 +21,11 @@ import { loadavg } from "node:os";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { startNatsServer, type RunningNatsServer } from "../src/embedded/nats-server.js";
 import { VERB_SUBJECT } from "../src/verb/service.js";
-import { connectBench, ECHO_SUBJECT, median, nodeCount, PROBE_NODE, round, summarize, VISIBLE_SUBJECT } from "./common.js";
+import { connectBench, ECHO_SUBJECT, median, nodeCount, PROBE_NODE, round, summarize } from "./common.js";
 import { killAllNow, ROOT, spawnAnchor, stopAll } from "./children.js";
 import { ensureServiceBuckets, loadNeeds, openNeeds } from "./load.js";
-import { interleavedLatency, jsonBody, latencyOver, putToVisible, throughput, type PutVisible } from "./measure.js";
+import { interleavedLatency, jsonBody, latencyOver, throughput } from "./measure.js";
+import { putPhase } from "./put-phase.js";
 import { machine, machineLines, markdownTable, writeJson } from "./report.js";
 import { buildRows, type Measured } from "./rows.js";
 import { syncRuns } from "./sync.js";
@@ -154,41 +155,20 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
   const clientWay = await cw.result(120_000, "client-way result");
   await cw.stop();
 
-  log(`put -> visible: ${phase.putRate} puts/s for ${phase.putMs} ms, ${flags.runs} round(s) each, alternating with the bare watch+reply`);
-  const bareVisible = spawnAnchor("bare-visible.js", [server.url, answerBytes]);
-  await bareVisible.result(syncTimeoutMs, "ready line");
-  const putVisible: Measured["putVisible"] = { service: [], bare: [] };
-  // With --trace-gc: the service's collections, counted per round.
-  const gcSeen = { markCompact: 0, scavenge: 0 };
-  const gcPerRound: { markCompact: number; scavenge: number }[] = [];
-  if (flags.traceGc) {
-    sync.service$.onAnyLine = (_stream, line) => {
-      if (line.includes(": Mark-Compact ")) gcSeen.markCompact++;
-      else if (line.includes(": Scavenge ")) gcSeen.scavenge++;
-    };
-  }
-  // Warm-up, not counted: the anchor has just loaded the bucket (its heap is
-  // still settling) and neither side has run its put path hot yet.
-  const putRound = (who: "service" | "bare", durationMs: number): Promise<PutVisible> =>
-    putToVisible(nc, kv, who === "service" ? VERB_SUBJECT : VISIBLE_SUBJECT, {
-      rate: phase.putRate,
-      durationMs,
-      keys: flags.keys,
-      maxOutstanding: 500,
-      bodyOf: who === "service" ? undefined : (_node, revision) => jsonBody({ minRevision: revision }),
-    });
-  for (const who of ["bare", "service"] as const) await putRound(who, Math.min(2000, phase.putMs));
-  for (let r = 0; r < flags.runs; r++) {
-    for (const who of r % 2 === 0 ? (["bare", "service"] as const) : (["service", "bare"] as const)) {
-      const before = { ...gcSeen };
-      const res = await putRound(who, phase.putMs);
-      putVisible[who].push(res);
-      if (flags.traceGc && who === "service") gcPerRound.push({ markCompact: gcSeen.markCompact - before.markCompact, scavenge: gcSeen.scavenge - before.scavenge });
-      const gcNote = flags.traceGc && who === "service" ? `; the service ran ${gcPerRound.at(-1)?.markCompact} mark-compacts, ${gcPerRound.at(-1)?.scavenge} scavenges` : "";
-      log(`put -> visible, ${who}: ${res.visibleMs.length} answered, ${res.errors} errors, ${res.skipped} skipped, ${res.achievedPerSecond.toFixed(0)} puts/s${gcNote}`);
-    }
-  }
-  await bareVisible.stop();
+  const { putVisible, gcPerRound } = await putPhase({
+    nc,
+    kv,
+    serverUrl: server.url,
+    service: sync.service$,
+    answerBytes,
+    rate: phase.putRate,
+    roundMs: phase.putMs,
+    rounds: flags.runs,
+    keys: flags.keys,
+    traceGc: flags.traceGc,
+    readyTimeoutMs: syncTimeoutMs,
+    log,
+  });
 
   await sync.service$.stop();
   m.loadAvgAtEnd = loadavg().map((x) => round(x, 2));

@@ -1,0 +1,84 @@
+/**
+ * The put -> visible phase: the service and the bare watch+reply anchor,
+ * each asked for every put right after its ack, in alternating rounds after
+ * one unmeasured warm-up round each. With `traceGc` (the service started
+ * with node's --trace-gc) the service's collections are counted per round.
+ */
+import type { KV } from "@nats-io/kv";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { VERB_SUBJECT } from "../src/verb/service.js";
+import { spawnAnchor, type Child } from "./children.js";
+import { VISIBLE_SUBJECT } from "./common.js";
+import { jsonBody, putToVisible, type PutVisible } from "./measure.js";
+
+const WARM_UP_MS = 2000;
+const MAX_OUTSTANDING = 500;
+
+export interface GcCount {
+  markCompact: number;
+  scavenge: number;
+}
+
+export interface PutPhaseOptions {
+  readonly nc: NatsConnection;
+  readonly kv: KV;
+  readonly serverUrl: string;
+  /** The running service (its lines are read for --trace-gc). */
+  readonly service: Child;
+  readonly answerBytes: number;
+  readonly rate: number;
+  readonly roundMs: number;
+  readonly rounds: number;
+  readonly keys: number;
+  readonly traceGc: boolean;
+  readonly readyTimeoutMs: number;
+  readonly log: (line: string) => void;
+}
+
+export async function putPhase(o: PutPhaseOptions): Promise<{ putVisible: { service: PutVisible[]; bare: PutVisible[] }; gcPerRound: GcCount[] }> {
+  o.log(`put -> visible: ${o.rate} puts/s for ${o.roundMs} ms, ${o.rounds} round(s) each, alternating with the bare watch+reply`);
+  const bare = spawnAnchor("bare-visible.js", [o.serverUrl, o.answerBytes]);
+  await bare.result(o.readyTimeoutMs, "ready line");
+  try {
+    const seen: GcCount = { markCompact: 0, scavenge: 0 };
+    if (o.traceGc) {
+      o.service.onAnyLine = (_stream, line) => {
+        if (line.includes(": Mark-Compact ")) seen.markCompact++;
+        else if (line.includes(": Scavenge ")) seen.scavenge++;
+      };
+    }
+    const round = (who: "service" | "bare", durationMs: number): Promise<PutVisible> =>
+      putToVisible(o.nc, o.kv, who === "service" ? VERB_SUBJECT : VISIBLE_SUBJECT, {
+        rate: o.rate,
+        durationMs,
+        keys: o.keys,
+        maxOutstanding: MAX_OUTSTANDING,
+        bodyOf: who === "service" ? undefined : (_node, revision) => jsonBody({ minRevision: revision }),
+      });
+
+    // Warm-up, not counted: the anchor has just loaded the bucket (its heap is
+    // still settling) and neither side has run its put path hot yet.
+    for (const who of ["bare", "service"] as const) await round(who, Math.min(WARM_UP_MS, o.roundMs));
+
+    const putVisible = { service: [] as PutVisible[], bare: [] as PutVisible[] };
+    const gcPerRound: GcCount[] = [];
+    for (let r = 0; r < o.rounds; r++) {
+      for (const who of r % 2 === 0 ? (["bare", "service"] as const) : (["service", "bare"] as const)) {
+        const before = { ...seen };
+        const res = await round(who, o.roundMs);
+        putVisible[who].push(res);
+        let gcNote = "";
+        if (o.traceGc && who === "service") {
+          const gc = { markCompact: seen.markCompact - before.markCompact, scavenge: seen.scavenge - before.scavenge };
+          gcPerRound.push(gc);
+          gcNote = `; the service ran ${gc.markCompact} mark-compacts, ${gc.scavenge} scavenges`;
+        }
+        o.log(`put -> visible, ${who}: ${res.visibleMs.length} answered, ${res.errors} errors, ${res.skipped} skipped, ${res.achievedPerSecond.toFixed(0)} puts/s${gcNote}`);
+      }
+    }
+    return { putVisible, gcPerRound };
+  } finally {
+    o.service.onAnyLine = undefined;
+    await bare.stop();
+  }
+}
