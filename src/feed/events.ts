@@ -3,7 +3,7 @@
  * the same JSON the verb answers (so a client applies it as it would a page
  * entry); an out-of-shape key carries its reason instead.
  */
-import type { Change } from "../projections/store.js";
+import { ANSWERED_FALSE, type Change } from "../projections/store.js";
 
 export const FEED_PREFIX = "mesh-provisioner.feed";
 
@@ -15,8 +15,8 @@ export function feedEvent(what: string, change: Change, isAnswered?: (kind: stri
   const head = `{"what":"${what}","op":"${change.op}","key":${JSON.stringify(change.key)},"revision":${change.revision}`;
   if (change.entry) {
     let json = change.entry.json;
-    const kind = change.entry.fields["kind"];
-    if (isAnswered && kind !== undefined && !isAnswered(kind)) json = `${json.slice(0, -1)},"answered":false}`;
+    const kind = change.entry.kind;
+    if (isAnswered && kind !== undefined && !isAnswered(kind)) json = json.slice(0, -1) + ANSWERED_FALSE;
     return `${head},"entry":${json}}`;
   }
   if (change.outOfShape) return `${head},"outOfShape":${change.outOfShape.json}}`;

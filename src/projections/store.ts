@@ -34,11 +34,19 @@ export class Projected {
     return (this.rendered ??= this.spec.render(this.key, this.fields, this.text, this.revision));
   }
 
+  /** The kind its key names (needs), read from the key without building the fields; undefined where keys name none. */
+  get kind(): string | undefined {
+    return this.spec.kindOf?.(this.key);
+  }
+
   /** The size of `json` in UTF-8 bytes. */
   get bytes(): number {
     return Buffer.byteLength(this.json);
   }
 }
+
+/** What replaces an entry JSON's closing brace when the registry does not answer its kind (needs). */
+export const ANSWERED_FALSE = ',"answered":false}';
 
 export interface OutOfShapeKey {
   readonly key: string;

@@ -9,7 +9,7 @@
  * Every entry's JSON is rendered once (when first answered); here it is only
  * copied into the reply's bytes.
  */
-import type { ProjectionStore, Projected, OutOfShapeKey } from "../projections/store.js";
+import { ANSWERED_FALSE, type ProjectionStore, type Projected, type OutOfShapeKey } from "../projections/store.js";
 import { lowerBound } from "../projections/sorted-keys.js";
 import type { VerbRequest } from "./request.js";
 import { PageWriter } from "./page-writer.js";
@@ -34,7 +34,6 @@ export interface Page {
   readonly next?: string;
 }
 
-const ANSWERED_FALSE = ',"answered":false}';
 const writer = new PageWriter();
 
 /**
@@ -42,9 +41,9 @@ const writer = new PageWriter();
  * is one the registry does not answer (`unanswered`, usually empty: then no
  * entry's kind is even read); returns the bytes it took.
  */
-function writeEntry(e: Projected, unanswered: readonly string[], spec: ProjectionStore["spec"]): number {
+function writeEntry(e: Projected, unanswered: readonly string[]): number {
   const n = writer.write(e.json);
-  if (unanswered.length === 0 || !unanswered.includes(spec.kindOf?.(e.key) as string)) return n;
+  if (unanswered.length === 0 || !unanswered.includes(e.kind as string)) return n;
   writer.truncate(writer.length - 1); // the entry's closing brace
   return n - 1 + writer.write(ANSWERED_FALSE);
 }
@@ -73,7 +72,7 @@ function contradicts(o: OutOfShapeKey, filters: readonly (readonly [string, stri
   return false;
 }
 
-/** The bytes of `,"next":"<key>"`: at most 6 per character (\\u00XX), measured exactly only when that bound is too close. */
+/** Whether `,"next":"<key>"` fits in `room` bytes: at most 6 per character (\u00XX), measured exactly only when that bound is too close. */
 function nextFits(key: string, room: number): boolean {
   if (11 + 6 * key.length <= room) return true;
   return 9 + Buffer.byteLength(JSON.stringify(key)) <= room;
@@ -136,7 +135,7 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
     const mark = writer.length;
     if (takeEntry) {
       if (comma) writer.write(",");
-      bytes = writeEntry(e as Projected, unanswered, store.spec);
+      bytes = writeEntry(e as Projected, unanswered);
     } else {
       oosText = (o as OutOfShapeKey).json;
       bytes = (o as OutOfShapeKey).bytes;
