@@ -20,6 +20,19 @@ export interface Measured {
 }
 
 const ratio = (a: number, b: number): number => a / b;
+
+/** Samples of the service and of the bare watch+reply, for one put -> visible figure. */
+interface Sides {
+  service: number[];
+  bare: number[];
+}
+
+/** A context row: the same percentile of both sides, in ms. */
+function sidesRow(metric: string, sides: Sides, p: number): Row {
+  const service = percentile(sides.service, p);
+  const baseline = percentile(sides.bare, p);
+  return row({ metric, unit: "ms", service, baseline, ratio: ratio(service, baseline), target: "(context)", check: undefined });
+}
 const numbers = (v: unknown): number[] => (Array.isArray(v) ? v.filter((x): x is number => typeof x === "number") : []);
 
 export function buildRows(m: Measured): Row[] {
@@ -37,11 +50,9 @@ export function buildRows(m: Measured): Row[] {
   const p50U = percentile(m.latency.uncached.ms, 50);
   const thrS = median(m.throughput.service);
   const thrE = median(m.throughput.echo);
-  // Every round's samples together (each round is thousands of puts).
-  const pooled = (rounds: PutVisible[], f: (r: PutVisible) => number[]): number[] => rounds.flatMap(f);
-  const pv = { service: pooled(m.putVisible.service, (r) => r.visibleMs), bare: pooled(m.putVisible.bare, (r) => r.visibleMs) };
-  const pva = { service: pooled(m.putVisible.service, (r) => r.afterAckMs), bare: pooled(m.putVisible.bare, (r) => r.afterAckMs) };
-  const ack = { service: pooled(m.putVisible.service, (r) => r.ackMs), bare: pooled(m.putVisible.bare, (r) => r.ackMs) };
+  // Every round's samples together (each round is thousands of puts), for each side.
+  const pooled = (f: (r: PutVisible) => number[]): Sides => ({ service: m.putVisible.service.flatMap(f), bare: m.putVisible.bare.flatMap(f) });
+  const pv = pooled((r) => r.visibleMs);
   const pvP99 = percentile(pv.service, 99);
   const pvP99B = percentile(pv.bare, 99);
   const clientMs = median(numbers(m.clientWay["totalMs"]));
@@ -120,33 +131,9 @@ export function buildRows(m: Measured): Row[] {
       target: "(context)",
       check: undefined,
     }),
-    row({
-      metric: "put -> visible in verb, p50",
-      unit: "ms",
-      service: percentile(pv.service, 50),
-      baseline: percentile(pv.bare, 50),
-      ratio: ratio(percentile(pv.service, 50), percentile(pv.bare, 50)),
-      target: "(context)",
-      check: undefined,
-    }),
-    row({
-      metric: "put ack -> visible in verb, p99",
-      unit: "ms",
-      service: percentile(pva.service, 99),
-      baseline: percentile(pva.bare, 99),
-      ratio: ratio(percentile(pva.service, 99), percentile(pva.bare, 99)),
-      target: "(context)",
-      check: undefined,
-    }),
-    row({
-      metric: "put -> ack alone, p99 (the floor, each side's rounds)",
-      unit: "ms",
-      service: percentile(ack.service, 99),
-      baseline: percentile(ack.bare, 99),
-      ratio: ratio(percentile(ack.service, 99), percentile(ack.bare, 99)),
-      target: "(context)",
-      check: undefined,
-    }),
+    sidesRow("put -> visible in verb, p50", pv, 50),
+    sidesRow("put ack -> visible in verb, p99", pooled((r) => r.afterAckMs), 99),
+    sidesRow("put -> ack alone, p99 (the floor, each side's rounds)", pooled((r) => r.ackMs), 99),
     row({
       metric: "echo vs keys + gets (the ceiling of the row above)",
       unit: "ms",
