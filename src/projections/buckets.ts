@@ -7,7 +7,8 @@ import { parseAppliedKey, parseCollectKey, parseNeedsKey, parseRegistryKey, type
 import { KNOWN_KINDS } from "../reconcile/registry.js";
 import type { Shape } from "../keys/mod.js";
 import { ProvisionerError } from "../errors.js";
-import { entryJson, utf8, valueFragment, type BucketSpec, type Decoded, type Rejected } from "./spec.js";
+import { encodeName } from "../keys/hex.js";
+import { entryHead, utf8, type BucketSpec, type Decoded, type KeyRange, type Rejected } from "./spec.js";
 
 export const BUCKETS: Readonly<Record<What, string>> = Object.freeze({
   registry: "mesh-provisioner_registry",
@@ -27,56 +28,73 @@ function fieldsOf<F extends Record<string, string>>(parse: (key: string) => Shap
   };
 }
 
+/** The range of keys whose leading tokens are the narrowed values, up to the first token not narrowed. */
+function leadingRange(order: readonly string[], filters: Readonly<Record<string, string>>, encode: (field: string, v: string) => string = (_f, v) => v): KeyRange | undefined {
+  const tokens: string[] = [];
+  for (const f of order) {
+    const v = filters[f];
+    if (v === undefined) break;
+    tokens.push(encode(f, v));
+  }
+  if (tokens.length === 0) return undefined;
+  const covered = order.slice(0, tokens.length);
+  const joined = tokens.join(".");
+  return tokens.length === order.length ? { exact: joined, covered } : { prefix: `${joined}.`, covered };
+}
+
 export const needsSpec: BucketSpec = {
   what: "needs",
   bucket: BUCKETS.needs,
   filters: ["node", "module"],
-  indexes: [["node"], ["node", "module"]],
+  indexes: [],
   fieldsOf: fieldsOf(parseNeedsKey),
   kindOf(key) {
     // <node>.<module>.<kind>.<name>: the token after the second dot.
     const b = key.indexOf(".", key.indexOf(".") + 1);
     return key.slice(b + 1, key.indexOf(".", b + 1));
   },
-  decode(key, value): Decoded | Rejected {
+  decode(key): Decoded | Rejected {
     const s = parseNeedsKey(key);
-    return s.ok ? { ok: true, fields: s.fields, text: utf8.decode(value) } : s;
+    return s.ok ? { ok: true, fields: s.fields } : s;
   },
-  render(key, f, text, revision) {
-    const fields: [string, string][] = [["node", f["node"] as string], ["module", f["module"] as string], ["kind", f["kind"] as string], ["name", f["name"] as string]];
-    return entryJson(key, fields, valueFragment(text), revision);
+  head(key, f) {
+    return entryHead(key, [["node", f["node"] as string], ["module", f["module"] as string], ["kind", f["kind"] as string], ["name", f["name"] as string]]);
   },
+  // node, then module: the key's first two of four tokens.
+  range: (filters) => leadingRange(["node", "module", "kind", "name"], filters),
 };
 
 export const appliedSpec: BucketSpec = {
   what: "applied",
   bucket: BUCKETS.applied,
   filters: ["node", "module"],
-  indexes: [["node"]],
+  indexes: [],
   fieldsOf: fieldsOf(parseAppliedKey),
-  decode(key, value): Decoded | Rejected {
+  decode(key): Decoded | Rejected {
     const s = parseAppliedKey(key);
-    return s.ok ? { ok: true, fields: s.fields, text: utf8.decode(value) } : s;
+    return s.ok ? { ok: true, fields: s.fields } : s;
   },
-  render(key, f, text, revision) {
-    return entryJson(key, [["node", f["node"] as string], ["module", f["module"] as string]], valueFragment(text), revision);
+  head(key, f) {
+    return entryHead(key, [["node", f["node"] as string], ["module", f["module"] as string]]);
   },
+  range: (filters) => leadingRange(["node", "module"], filters),
 };
 
 export const collectSpec: BucketSpec = {
   what: "collect",
   bucket: BUCKETS.collect,
   filters: ["node", "collection", "contributor"],
-  indexes: [["node"], ["collection"], ["contributor"]],
+  indexes: ["collection", "contributor"],
   fieldsOf: fieldsOf(parseCollectKey),
-  decode(key, value): Decoded | Rejected {
+  decode(key): Decoded | Rejected {
     const s = parseCollectKey(key);
-    return s.ok ? { ok: true, fields: s.fields, text: utf8.decode(value) } : s;
+    return s.ok ? { ok: true, fields: s.fields } : s;
   },
-  render(key, f, text, revision) {
-    const fields: [string, string][] = [["node", f["node"] as string], ["collection", f["collection"] as string], ["contributor", f["contributor"] as string]];
-    return entryJson(key, fields, valueFragment(text), revision);
+  head(key, f) {
+    return entryHead(key, [["node", f["node"] as string], ["collection", f["collection"] as string], ["contributor", f["contributor"] as string]]);
   },
+  // A collection is narrowed by its name and written in the key =hex escaped.
+  range: (filters) => leadingRange(["node", "collection", "contributor"], filters, (f, v) => (f === "collection" ? encodeName(v) : v)),
 };
 
 export function registrySpec(knownKinds: ReadonlySet<string> = KNOWN_KINDS): BucketSpec {
@@ -103,10 +121,8 @@ export function registrySpec(knownKinds: ReadonlySet<string> = KNOWN_KINDS): Buc
       // revision beside it. Its `kind` is always its key in the bucket, even
       // when a stored value says otherwise (the reconciler rewrites such a value).
       const json = JSON.stringify({ ...(parsed as Record<string, unknown>), kind: key, value: parsed, revision });
-      return { ok: true, fields: s.fields, text: json, value: parsed };
+      return { ok: true, fields: s.fields, json, value: parsed };
     },
-    // Registry entries are few and read by the reconciler: their JSON is built when decoded.
-    render: (_key, _fields, text) => text,
   };
 }
 

@@ -9,11 +9,12 @@ export interface Decoded {
   /** Fields read from the key (node, module, …), also the index values. */
   readonly fields: Readonly<Record<string, string>>;
   /**
-   * What the store keeps to answer the entry: the value's text as stored. The
-   * entry's JSON is rendered from it (by `render`) only when first answered,
-   * so a bucket's snapshot costs no JSON work and no second copy per key.
+   * The entry's whole JSON, where the spec builds it itself (the registry).
+   * Otherwise the store writes `head(key, fields)`, the value and the
+   * revision straight into its records, with the value's own bytes when they
+   * are JSON: no string per entry is ever kept.
    */
-  readonly text: string;
+  readonly json?: string;
   /** The parsed value, kept only where the service itself reads it (the registry). */
   readonly value?: unknown;
 }
@@ -25,13 +26,25 @@ export interface Rejected {
   readonly readable: Readonly<Partial<Record<string, string>>>;
 }
 
+/**
+ * How a narrowing is served from the bucket's key order, where the key's
+ * leading tokens are narrowed: every key starting with `prefix`, or the one
+ * key `exact`. `covered` lists the fields that this settles; the others are
+ * checked on each entry.
+ */
+export interface KeyRange {
+  readonly prefix?: string;
+  readonly exact?: string;
+  readonly covered: readonly string[];
+}
+
 export interface BucketSpec {
   readonly what: What;
   readonly bucket: string;
   /** The request fields that may narrow this bucket, in the order of the key. */
   readonly filters: readonly string[];
-  /** Composite indexes, each a list of fields; the verb picks the most specific that applies. */
-  readonly indexes: readonly (readonly string[])[];
+  /** Fields that are not leading tokens of the key yet are narrowed often: each gets an index (value -> keys in order). */
+  readonly indexes: readonly string[];
   decode(key: string, value: Uint8Array, revision: number): Decoded | Rejected;
   /**
    * The fields of a key already known to be in shape, read again from the key:
@@ -40,8 +53,10 @@ export interface BucketSpec {
   fieldsOf(key: string): Readonly<Record<string, string>>;
   /** The kind of a key already known to be in shape, where the bucket's keys name one (needs): read without building the fields. */
   kindOf?(key: string): string;
-  /** The entry exactly as the verb answers it, as JSON text (without `answered`), from what decode kept. */
-  render(key: string, fields: Readonly<Record<string, string>>, text: string, revision: number): string;
+  /** The entry's JSON up to its value: `{"key":"<key>",<fields>,"value":` (the key first, unescaped: keys in shape are ASCII tokens). */
+  head?(key: string, fields: Readonly<Record<string, string>>): string;
+  /** The part of the key order a narrowing covers (undefined: no leading token is narrowed). */
+  range?(filters: Readonly<Record<string, string>>): KeyRange | undefined;
 }
 
 export const utf8 = new TextDecoder("utf-8");
@@ -62,9 +77,9 @@ export function valueFragment(text: string): string {
   return JSON.stringify(text);
 }
 
-/** `{"key":…,<fields>,"value":…,"revision":N}` built by concatenation (hot path). */
-export function entryJson(key: string, fields: readonly (readonly [string, string])[], valueFrag: string, revision: number): string {
-  let s = `{"key":${JSON.stringify(key)}`;
+/** `{"key":"<key>",<fields>,"value":` (hot path: one per applied entry). */
+export function entryHead(key: string, fields: readonly (readonly [string, string])[]): string {
+  let s = `{"key":"${key}"`;
   for (const [name, v] of fields) s += `,"${name}":${JSON.stringify(v)}`;
-  return `${s},"value":${valueFrag},"revision":${revision}}`;
+  return `${s},"value":`;
 }

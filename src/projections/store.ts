@@ -1,40 +1,44 @@
 /**
- * The in-memory store of one bucket (pure): apply a watch entry, keep entries
- * decoded once, out-of-shape keys with their reasons, one index per narrowing,
- * key order for paging, and the revision applied. No I/O, no clock.
+ * The in-memory store of one bucket (pure): apply a watch entry, keep each
+ * entry's JSON as the verb answers it, out-of-shape keys with their reasons,
+ * key order for paging (which also serves narrowing by a key's leading
+ * tokens), an index per other narrowed field, and the revision applied. No
+ * I/O, no clock.
+ *
+ * Entries are slots (columns of typed arrays, `Slots`) whose JSON lives as
+ * bytes in a `RecordArena` outside the JS heap; a `KeyTable` finds a key's
+ * slot and an `OrderedSet` of slots keeps key order. A million entries are
+ * then a few dozen objects for the garbage collector, and an answer is built
+ * by copying bytes. `Projected` is a view of one entry made on demand (the
+ * feed, the reconciler, the dump), never kept by the store.
  */
-import type { BucketSpec } from "./spec.js";
-import { SortedKeys } from "./sorted-keys.js";
+import { ProvisionerError } from "../errors.js";
+import { hashKey, KeyTable } from "./key-table.js";
+import { isJsonUtf8 } from "./json-bytes.js";
+import { OrderedSet, STRING_ORDER, type Cursor, type Order } from "./ordered.js";
+import { HEADER_BYTES, RecordArena } from "./record-arena.js";
+import { Slots } from "./slots.js";
+import { utf8, valueFragment, type BucketSpec, type Decoded } from "./spec.js";
 
 export type Operation = "PUT" | "DEL" | "PURGE";
 
-/**
- * One entry in shape. It keeps the value's text as stored and renders the
- * entry's JSON (as the verb answers it) the first time it is asked for, then
- * keeps that: entries never answered cost no JSON work and no second copy.
- */
+/** One entry in shape, as read from the store at one moment. */
 export class Projected {
-  private rendered: string | undefined;
-
   constructor(
     readonly key: string,
     readonly revision: number,
-    private readonly text: string,
+    /** The entry as the verb answers it (JSON text, without `answered`). */
+    readonly json: string,
     private readonly spec: BucketSpec,
     readonly value?: unknown,
   ) {}
 
-  /** The fields of the key (node, module, …), read from the key when asked: not kept per entry. */
+  /** The fields of the key (node, module, …), read from the key. */
   get fields(): Readonly<Record<string, string>> {
     return this.spec.fieldsOf(this.key);
   }
 
-  /** The entry as the verb answers it (JSON text, without `answered`). */
-  get json(): string {
-    return (this.rendered ??= this.spec.render(this.key, this.fields, this.text, this.revision));
-  }
-
-  /** The kind its key names (needs), read from the key without building the fields; undefined where keys name none. */
+  /** The kind its key names (needs); undefined where keys name none. */
   get kind(): string | undefined {
     return this.spec.kindOf?.(this.key);
   }
@@ -62,58 +66,129 @@ export interface Change {
   readonly op: "put" | "delete";
   readonly key: string;
   readonly revision: number;
-  /** What the key holds after the change (none for a delete). */
+  /**
+   * What the key holds after the change (none for a delete). Read from the
+   * store when first asked: read it before the store applies another change
+   * to the key (it is undefined once the key has moved on).
+   */
   readonly entry?: Projected;
   readonly outOfShape?: OutOfShapeKey;
   /** True the first time a key is seen out of shape with this reason (log it once). */
   readonly newlyOutOfShape: boolean;
 }
 
-interface Index {
-  readonly fields: readonly string[];
-  readonly name: string;
-  readonly byValue: Map<string, SortedKeys>;
+/** The slots a narrowing reads, in key order: `next()` gives each slot, then -1. */
+export interface SlotScan {
+  next(): number;
+  /** Narrowed fields the scan does not settle: check them on each entry. */
+  readonly residual: readonly (readonly [string, string])[];
 }
 
-/** The index key of some field values: joined by a byte no token or name of ours uses alone. */
-export const indexValue = (values: readonly string[]): string => values.join("\u0000");
+/** A put of an entry in shape: its view is made only if someone reads it (a snapshot's puts are never read). */
+class EntryPut implements Change {
+  readonly op = "put";
+  readonly newlyOutOfShape = false;
+  private view: Projected | undefined;
+
+  constructor(
+    readonly key: string,
+    readonly revision: number,
+    private readonly store: ProjectionStore,
+    private readonly slot: number,
+  ) {}
+
+  get entry(): Projected | undefined {
+    return (this.view ??= this.store.viewIfAt(this.slot, this.revision));
+  }
+}
+
+const NO_SLOTS: SlotScan = { next: () => -1, residual: [] };
 
 export class ProjectionStore {
   readonly spec: BucketSpec;
   /** The bucket's stream sequence this store has applied. */
   revision = 0;
   synced = false;
-  readonly keys = new SortedKeys();
-  readonly oosKeys = new SortedKeys();
-  private readonly entries = new Map<string, Projected>();
+  private readonly slots = new Slots();
+  private readonly arena: RecordArena;
+  private readonly table: KeyTable;
+  private readonly slotOrder: Order<number>;
+  /** Every entry's slot in key order. */
+  private readonly order: OrderedSet<number>;
+  /** Out-of-shape keys: few, kept as plain objects. */
   private readonly oos = new Map<string, OutOfShapeKey>();
-  private readonly indexes: Index[];
-  /** How many entries name each kind (buckets whose keys name one): a page checks `answered` per kind, not per entry. */
-  private readonly kindCounts = new Map<string, number>();
+  readonly oosOrder = new OrderedSet<string>(STRING_ORDER);
+  /** Per indexed field: value -> slots in key order. */
+  private readonly indexes: { readonly field: string; readonly byValue: Map<string, OrderedSet<number>> }[];
+  /** Parsed values, where the spec keeps them (the registry). */
+  private readonly values = new Map<string, unknown>();
+  /** The kinds entries name (needs): id <-> name, and how many entries name each. */
+  private readonly kindIds = new Map<string, number>();
+  private readonly kindNames: string[] = [];
+  private readonly kindCounts: number[] = [];
 
-  constructor(spec: BucketSpec) {
+  /** `segmentBytes`: the size of the record arena's segments (tests make them small to compact often). */
+  constructor(spec: BucketSpec, opts: { segmentBytes?: number } = {}) {
     this.spec = spec;
-    this.indexes = spec.indexes.map((fields) => ({ fields, name: fields.join("+"), byValue: new Map() }));
+    const slots = this.slots;
+    this.arena = new RecordArena({
+      isLive: (slot, seg, off) => slots.inUse[slot] === 1 && slots.seg[slot] === seg && slots.off[slot] === off,
+      moved: (slot, seg, off) => {
+        slots.seg[slot] = seg;
+        slots.off[slot] = off;
+      },
+    }, opts.segmentBytes);
+    this.table = new KeyTable({ keyIs: (slot, key) => this.compareKey(key, slot) === 0, hashOf: (slot) => slots.hash[slot] as number });
+    this.slotOrder = { compare: (key, slot) => this.compareKey(key, slot), keyOf: (slot) => this.keyOf(slot) };
+    this.order = new OrderedSet(this.slotOrder);
+    this.indexes = spec.indexes.map((field) => ({ field, byValue: new Map() }));
   }
 
   get size(): number {
-    return this.entries.size;
+    return this.table.size;
   }
 
   get outOfShapeCount(): number {
     return this.oos.size;
   }
 
+  /** Bytes the entries' records take outside the JS heap (live and not yet compacted). */
+  get recordBytes(): number {
+    return this.arena.allocatedBytes;
+  }
+
+  /** Bytes of live records the arena has moved to compact its segments, so far. */
+  get compactedBytes(): number {
+    return this.arena.compactedBytes;
+  }
+
+  /** The slot of `key`'s entry, or -1. */
+  slotOf(key: string): number {
+    return this.table.get(key);
+  }
+
   get(key: string): Projected | undefined {
-    return this.entries.get(key);
+    const slot = this.table.get(key);
+    return slot < 0 ? undefined : this.view(slot);
   }
 
   getOutOfShape(key: string): OutOfShapeKey | undefined {
     return this.oos.get(key);
   }
 
-  allEntries(): IterableIterator<Projected> {
-    return this.entries.values();
+  /** Every entry, as views made one at a time (dump, reconcile, rebuild): in key order. */
+  *allEntries(): IterableIterator<Projected> {
+    for (const slot of this.order) yield this.view(slot);
+  }
+
+  /** Every entry's key in order (tests and small buckets: a string per key). */
+  entryKeys(): string[] {
+    return this.order.keys();
+  }
+
+  /** Every out-of-shape key in order. */
+  outOfShapeKeys(): string[] {
+    return this.oosOrder.keys();
   }
 
   allOutOfShape(): IterableIterator<OutOfShapeKey> {
@@ -121,8 +196,122 @@ export class ProjectionStore {
   }
 
   /** The kinds the entries name (empty for buckets whose keys name none). */
-  kinds(): IterableIterator<string> {
-    return this.kindCounts.keys();
+  *kinds(): IterableIterator<string> {
+    for (let id = 0; id < this.kindNames.length; id++) if ((this.kindCounts[id] as number) > 0) yield this.kindNames[id] as string;
+  }
+
+  /** The id of `kind` in `kindOfSlot` (-1: no entry names it). */
+  kindId(kind: string): number {
+    return this.kindIds.get(kind) ?? -1;
+  }
+
+  /** The kind id of a slot's key (-1 where keys name none). */
+  kindOfSlot(slot: number): number {
+    return this.slots.kind[slot] as number;
+  }
+
+  keyOf(slot: number): string {
+    const s = this.slots;
+    const at = (s.off[slot] as number) + HEADER_BYTES + (s.keyAt[slot] as number);
+    return (this.arena.segs[s.seg[slot] as number] as Buffer).toString("latin1", at, at + (s.keyLen[slot] as number));
+  }
+
+  /** The length of a slot's key (ASCII: bytes and characters alike). */
+  keyLength(slot: number): number {
+    return this.slots.keyLen[slot] as number;
+  }
+
+  revisionOf(slot: number): number {
+    return this.slots.revision[slot] as number;
+  }
+
+  /** Where a slot's entry JSON is: its segment and byte range. */
+  jsonOf(slot: number): { buf: Buffer; start: number; end: number } {
+    const s = this.slots;
+    const start = (s.off[slot] as number) + HEADER_BYTES + (s.jsonAt[slot] as number);
+    return { buf: this.arena.segs[s.seg[slot] as number] as Buffer, start, end: start + (s.jsonLen[slot] as number) };
+  }
+
+  /** Copy a slot's entry JSON into `out` at `at` (room checked by the caller); returns its length. */
+  copyJson(slot: number, out: Buffer, at: number): number {
+    const s = this.slots;
+    const start = (s.off[slot] as number) + HEADER_BYTES + (s.jsonAt[slot] as number);
+    const n = s.jsonLen[slot] as number;
+    (this.arena.segs[s.seg[slot] as number] as Buffer).copy(out, at, start, start + n);
+    return n;
+  }
+
+  jsonBytes(slot: number): number {
+    return this.slots.jsonLen[slot] as number;
+  }
+
+  /** The entry of a slot as a view (decodes its JSON once). */
+  view(slot: number): Projected {
+    const key = this.keyOf(slot);
+    const { buf, start, end } = this.jsonOf(slot);
+    return new Projected(key, this.revisionOf(slot), buf.toString("utf8", start, end), this.spec, this.values.get(key));
+  }
+
+  /** The view of a slot if it still holds the entry at `revision`. */
+  viewIfAt(slot: number, revision: number): Projected | undefined {
+    return this.slots.inUse[slot] === 1 && this.slots.revision[slot] === revision ? this.view(slot) : undefined;
+  }
+
+  /**
+   * The slots a narrowing reads, strictly after `after`, in key order: a
+   * range of the key order when the key's leading tokens are narrowed, else
+   * an index, else every slot; `residual` says what is left to check.
+   */
+  scan(filters: Readonly<Record<string, string>>, after: string | undefined): SlotScan {
+    const names = Object.keys(filters);
+    const range = names.length > 0 ? this.spec.range?.(filters) : undefined;
+    const residualBut = (covered: readonly string[]): [string, string][] =>
+      names.filter((f) => !covered.includes(f)).map((f): [string, string] => [f, filters[f] as string]);
+    if (range?.exact !== undefined) {
+      const slot = this.table.get(range.exact);
+      if (slot < 0 || (after !== undefined && range.exact <= after)) return NO_SLOTS;
+      let done = false;
+      return { residual: residualBut(range.covered), next: () => (done ? -1 : ((done = true), slot)) };
+    }
+    if (range?.prefix !== undefined) {
+      const prefix = range.prefix;
+      const from = after === undefined || after < prefix ? this.order.seek(prefix, true) : this.order.seek(after);
+      return this.walk(this.order, from, residualBut(range.covered), prefix);
+    }
+    for (const ix of this.indexes) {
+      const v = filters[ix.field];
+      if (v === undefined) continue;
+      const set = ix.byValue.get(v);
+      if (set === undefined) return NO_SLOTS;
+      return this.walk(set, set.seek(after), residualBut([ix.field]), undefined);
+    }
+    return this.walk(this.order, this.order.seek(after), residualBut([]), undefined);
+  }
+
+  private walk(set: OrderedSet<number>, c: Cursor, residual: [string, string][], prefix: string | undefined): SlotScan {
+    return {
+      residual,
+      next: () => {
+        const slot = set.at(c);
+        if (slot === undefined) return -1;
+        if (prefix !== undefined && !this.keyStartsWith(slot, prefix)) return -1;
+        set.advance(c);
+        return slot;
+      },
+    };
+  }
+
+  /** Out-of-shape keys strictly after `after`, in key order. */
+  oosAfter(after: string | undefined): { next(): OutOfShapeKey | undefined } {
+    const c = this.oosOrder.seek(after);
+    return {
+      next: () => {
+        const key = this.oosOrder.at(c);
+        if (key === undefined) return undefined;
+        this.oosOrder.advance(c);
+        return this.oos.get(key);
+      },
+    };
   }
 
   /** Apply one entry of the watch. Entries at or below the applied revision are ignored (a resumed watch may repeat). */
@@ -137,16 +326,29 @@ export class ProjectionStore {
     const d = this.spec.decode(key, value, revision);
     if (d.ok) {
       this.removeOutOfShape(key);
-      const entry = new Projected(key, revision, d.text, this.spec, d.value);
-      if (!this.entries.has(key)) this.addToIndexes(key, d.fields);
-      this.entries.set(key, entry);
-      return { op: "put", key, revision, entry, newlyOutOfShape: false };
+      const hash = hashKey(key);
+      let slot = this.table.get(key, hash);
+      if (slot >= 0) {
+        // The new record first: the old one is then dead for any compaction its release sets off.
+        const seg = this.slots.seg[slot] as number;
+        const off = this.slots.off[slot] as number;
+        this.write(slot, key, d, value, revision);
+        this.arena.free(seg, off);
+      } else {
+        slot = this.slots.alloc();
+        this.slots.hash[slot] = hash;
+        this.write(slot, key, d, value, revision);
+        this.table.add(slot, hash);
+        this.addToOrders(slot, key, d.fields);
+      }
+      if (d.value !== undefined) this.values.set(key, d.value);
+      return new EntryPut(key, revision, this, slot);
     }
     this.removeEntry(key);
     const before = this.oos.get(key);
     const json = JSON.stringify({ key, reason: d.reason });
     const rec: OutOfShapeKey = { key, revision, reason: d.reason, readable: d.readable, json, bytes: Buffer.byteLength(json) };
-    if (before === undefined) this.oosKeys.add(key, !this.synced);
+    if (before === undefined) this.oosOrder.insert(key, key);
     this.oos.set(key, rec);
     return { op: "put", key, revision, outOfShape: rec, newlyOutOfShape: before?.reason !== d.reason };
   }
@@ -157,65 +359,125 @@ export class ProjectionStore {
     this.synced = true;
   }
 
-  /**
-   * The keys to scan for a narrowing, in key order: the most specific index
-   * whose fields are all narrowed, else every key. `residual` lists the
-   * narrowing fields the caller must still check on each entry.
-   */
-  candidates(filters: Readonly<Record<string, string>>): { keys: readonly string[]; residual: [string, string][] } {
-    const narrowed = Object.keys(filters);
-    let best: Index | undefined;
-    for (const ix of this.indexes) {
-      if (!ix.fields.every((f) => f in filters)) continue;
-      if (best === undefined || ix.fields.length > best.fields.length) best = ix;
-      else if (ix.fields.length === best.fields.length) {
-        const a = ix.byValue.get(indexValue(ix.fields.map((f) => filters[f] as string)))?.size ?? 0;
-        const b = best.byValue.get(indexValue(best.fields.map((f) => filters[f] as string)))?.size ?? 0;
-        if (a < b) best = ix;
-      }
+  /** Code-unit order of `key` against a slot's key, read from its record (keys in shape are ASCII). */
+  compareKey(key: string, slot: number): number {
+    const s = this.slots;
+    const buf = this.arena.segs[s.seg[slot] as number] as Buffer;
+    const at = (s.off[slot] as number) + HEADER_BYTES + (s.keyAt[slot] as number);
+    const n = s.keyLen[slot] as number;
+    const m = key.length;
+    const l = m < n ? m : n;
+    for (let k = 0; k < l; k++) {
+      const d = key.charCodeAt(k) - (buf[at + k] as number);
+      if (d !== 0) return d;
     }
-    const covered = new Set(best?.fields ?? []);
-    const residual = narrowed.filter((f) => !covered.has(f)).map((f): [string, string] => [f, filters[f] as string]);
-    if (best === undefined) return { keys: this.keys.view(), residual };
-    const set = best.byValue.get(indexValue(best.fields.map((f) => filters[f] as string)));
-    return { keys: set === undefined ? [] : set.view(), residual };
+    return m - n;
   }
 
-  private addToIndexes(key: string, fields: Readonly<Record<string, string>>): void {
-    const bulk = !this.synced;
-    this.keys.add(key, bulk);
+  private keyStartsWith(slot: number, prefix: string): boolean {
+    const s = this.slots;
+    if ((s.keyLen[slot] as number) < prefix.length) return false;
+    const buf = this.arena.segs[s.seg[slot] as number] as Buffer;
+    const at = (s.off[slot] as number) + HEADER_BYTES + (s.keyAt[slot] as number);
+    for (let k = 0; k < prefix.length; k++) if (prefix.charCodeAt(k) !== buf[at + k]) return false;
+    return true;
+  }
+
+  /**
+   * Write the slot's record: the spec's own JSON (the registry: the key, then
+   * the JSON), or `head`, the value and the revision, where the value goes in
+   * as its own bytes when they are JSON in UTF-8 and as a JSON string of its
+   * text otherwise.
+   */
+  private write(slot: number, key: string, d: Decoded, value: Uint8Array, revision: number): void {
+    const s = this.slots;
+    s.revision[slot] = revision;
+    s.keyLen[slot] = key.length;
+    if (d.json !== undefined || this.spec.head === undefined) {
+      if (d.json === undefined) throw new ProvisionerError("INTERNAL", `the ${this.spec.what} bucket's spec gives neither an entry's JSON nor its head`);
+      const json = d.json;
+      const jsonLen = Buffer.byteLength(json);
+      const p = this.arena.reserve(slot, key.length + jsonLen);
+      const buf = this.arena.segs[p.seg] as Buffer;
+      buf.write(key, p.off + HEADER_BYTES, "latin1");
+      buf.write(json, p.off + HEADER_BYTES + key.length, "utf8");
+      s.seg[slot] = p.seg;
+      s.off[slot] = p.off;
+      s.keyAt[slot] = 0;
+      s.jsonAt[slot] = key.length;
+      s.jsonLen[slot] = jsonLen;
+      return;
+    }
+    const head = this.spec.head(key, d.fields);
+    const tail = `,"revision":${revision}}`;
+    // The slow path (a value that is not JSON, or not UTF-8) decodes it as the answers always did.
+    const raw = isJsonUtf8(value);
+    const fragment = raw ? undefined : valueFragment(utf8.decode(value));
+    const headLen = Buffer.byteLength(head);
+    const valueLen = raw ? value.length : Buffer.byteLength(fragment as string);
+    const jsonLen = headLen + valueLen + tail.length;
+    const p = this.arena.reserve(slot, jsonLen);
+    const buf = this.arena.segs[p.seg] as Buffer;
+    let at = p.off + HEADER_BYTES;
+    at += buf.write(head, at, "utf8");
+    if (raw) {
+      buf.set(value, at);
+      at += value.length;
+    } else at += buf.write(fragment as string, at, "utf8");
+    buf.write(tail, at, "latin1");
+    s.seg[slot] = p.seg;
+    s.off[slot] = p.off;
+    // The head starts `{"key":"`: the key follows those 8 bytes.
+    s.keyAt[slot] = 8;
+    s.jsonAt[slot] = 0;
+    s.jsonLen[slot] = jsonLen;
+  }
+
+  private addToOrders(slot: number, key: string, fields: Readonly<Record<string, string>>): void {
+    this.order.insert(key, slot);
     const kind = this.spec.kindOf?.(key);
-    if (kind !== undefined) this.kindCounts.set(kind, (this.kindCounts.get(kind) ?? 0) + 1);
+    let id = -1;
+    if (kind !== undefined) {
+      id = this.kindIds.get(kind) ?? -1;
+      if (id < 0) {
+        id = this.kindNames.length;
+        this.kindIds.set(kind, id);
+        this.kindNames.push(kind);
+        this.kindCounts.push(0);
+      }
+      this.kindCounts[id] = (this.kindCounts[id] as number) + 1;
+    }
+    this.slots.kind[slot] = id;
     for (const ix of this.indexes) {
-      const v = indexValue(ix.fields.map((f) => fields[f] as string));
+      const v = fields[ix.field] as string;
       let set = ix.byValue.get(v);
-      if (set === undefined) ix.byValue.set(v, (set = new SortedKeys()));
-      set.add(key, bulk);
+      if (set === undefined) ix.byValue.set(v, (set = new OrderedSet(this.slotOrder)));
+      set.insert(key, slot);
     }
   }
 
   private removeEntry(key: string): void {
-    const e = this.entries.get(key);
-    if (e === undefined) return;
-    this.entries.delete(key);
-    this.keys.remove(key);
-    const kind = this.spec.kindOf?.(key);
-    if (kind !== undefined) {
-      const left = (this.kindCounts.get(kind) ?? 1) - 1;
-      if (left > 0) this.kindCounts.set(kind, left);
-      else this.kindCounts.delete(kind);
-    }
-    const fields = this.indexes.length > 0 ? e.fields : {};
+    const slot = this.table.get(key);
+    if (slot < 0) return;
+    const fields = this.indexes.length > 0 ? this.spec.fieldsOf(key) : {};
     for (const ix of this.indexes) {
-      const v = indexValue(ix.fields.map((f) => fields[f] as string));
+      const v = fields[ix.field] as string;
       const set = ix.byValue.get(v);
       if (set === undefined) continue;
       set.remove(key);
       if (set.size === 0) ix.byValue.delete(v);
     }
+    this.order.remove(key);
+    const id = this.slots.kind[slot] as number;
+    if (id >= 0) this.kindCounts[id] = (this.kindCounts[id] as number) - 1;
+    this.table.delete(key);
+    this.values.delete(key);
+    // Released first, so that a compaction the free sets off sees the record as dead.
+    this.slots.release(slot);
+    this.arena.free(this.slots.seg[slot] as number, this.slots.off[slot] as number);
   }
 
   private removeOutOfShape(key: string): void {
-    if (this.oos.delete(key)) this.oosKeys.remove(key);
+    if (this.oos.delete(key)) this.oosOrder.remove(key);
   }
 }

@@ -6,11 +6,11 @@
  * item would push the reply past `maxBytes`; its `next` is the last key the
  * page covers, so the following page continues after it without repeating or
  * skipping anything, and each out-of-shape key lands on exactly one page.
- * Every entry's JSON is rendered once (when first answered); here it is only
- * copied into the reply's bytes.
+ * Every entry's JSON is kept as bytes by the store; here it is only copied
+ * into the reply (no string per entry is made: keys are read only where an
+ * out-of-shape key must be ordered against them, and for `next`).
  */
 import { ANSWERED_FALSE, type ProjectionStore, type Projected, type OutOfShapeKey } from "../projections/store.js";
-import { lowerBound } from "../projections/sorted-keys.js";
 import type { VerbRequest } from "./request.js";
 import { PageWriter } from "./page-writer.js";
 
@@ -37,15 +37,15 @@ export interface Page {
 const writer = new PageWriter();
 
 /**
- * Write an entry's JSON into the page, with `"answered":false` when its kind
- * is one the registry does not answer (`unanswered`, usually empty: then no
- * entry's kind is even read); returns the bytes it took.
+ * Copy a slot's entry JSON into the page, with `"answered":false` when its
+ * kind is one the registry does not answer (`unanswered`: kind ids, usually
+ * none, and then no entry's kind is even read); returns the bytes it took.
  */
-function writeEntry(e: Projected, unanswered: readonly string[]): number {
-  const n = writer.write(e.json);
-  if (unanswered.length === 0 || !unanswered.includes(e.kind as string)) return n;
-  writer.truncate(writer.length - 1); // the entry's closing brace
-  return n - 1 + writer.write(ANSWERED_FALSE);
+function writeEntry(store: ProjectionStore, slot: number, unanswered: readonly number[]): number {
+  const { buf, start, end } = store.jsonOf(slot);
+  if (unanswered.length === 0 || !unanswered.includes(store.kindOfSlot(slot))) return writer.copy(buf, start, end);
+  // Without the entry's closing brace.
+  return writer.copy(buf, start, end - 1) + writer.write(ANSWERED_FALSE);
 }
 
 /**
@@ -72,8 +72,13 @@ function contradicts(o: OutOfShapeKey, filters: readonly (readonly [string, stri
   return false;
 }
 
-/** Whether `,"next":"<key>"` fits in `room` bytes: at most 6 per character (\u00XX), measured exactly only when that bound is too close. */
-function nextFits(key: string, room: number): boolean {
+/**
+ * Whether `,"next":<key>` fits in `room` bytes. A key in shape is ASCII
+ * tokens, written as is; an out-of-shape key is bounded by 6 bytes per
+ * UTF-16 unit (\u00XX) and measured exactly only when that bound is too close.
+ */
+function nextFits(key: number | string, keyBytes: number, room: number): boolean {
+  if (typeof key === "number") return 11 + keyBytes <= room;
   if (11 + 6 * key.length <= room) return true;
   return 9 + Buffer.byteLength(JSON.stringify(key)) <= room;
 }
@@ -82,33 +87,35 @@ const TAIL_EMPTY = `],"outOfShape":[]}`.length;
 
 export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
   const { store } = ctx;
-  const cand = store.candidates(req.filters);
+  const scan = store.scan(req.filters, req.after);
+  const oosScan = store.oosAfter(req.after);
   const filterList = Object.entries(req.filters);
-  const keys = cand.keys;
-  const oosKeys = store.oosKeys.view();
   const limit = req.limit ?? Number.POSITIVE_INFINITY;
-  const residual = cand.residual;
+  const residual = scan.residual;
   const isAnswered = ctx.isAnswered;
-  const unanswered = isAnswered === undefined ? [] : [...store.kinds()].filter((k) => !isAnswered(k));
+  const unanswered = isAnswered === undefined ? [] : [...store.kinds()].filter((k) => !isAnswered(k)).map((k) => store.kindId(k));
 
-  const matches = (e: Projected): boolean => residual.length === 0 || residual.every(([f, v]) => e.fields[f] === v);
-
-  let i = startAfter(keys, req.after);
-  let j = startAfter(oosKeys, req.after);
-  // Advance to the next item that belongs in this answer; return it without consuming.
-  const peekEntry = (): Projected | undefined => {
-    for (; i < keys.length; i++) {
-      const e = store.get(keys[i] as string);
-      if (e !== undefined && matches(e)) return e;
+  const matches = (slot: number): boolean => {
+    if (residual.length === 0) return true;
+    const fields = store.spec.fieldsOf(store.keyOf(slot));
+    return residual.every(([f, v]) => fields[f] === v);
+  };
+  // The next item that belongs in this answer, kept until it is taken.
+  let slot = -2;
+  let o: OutOfShapeKey | undefined | null = null;
+  const peekEntry = (): number => {
+    if (slot === -2) {
+      do slot = scan.next();
+      while (slot >= 0 && !matches(slot));
     }
-    return undefined;
+    return slot;
   };
   const peekOos = (): OutOfShapeKey | undefined => {
-    for (; j < oosKeys.length; j++) {
-      const o = store.getOutOfShape(oosKeys[j] as string);
-      if (o !== undefined && !contradicts(o, filterList)) return o;
+    if (o === null) {
+      do o = oosScan.next();
+      while (o !== undefined && contradicts(o, filterList));
     }
-    return undefined;
+    return o;
   };
 
   const head = `{"what":"${req.what}","revision":${store.revision},"entries":[`;
@@ -116,49 +123,55 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
   let entries = 0;
   const oosParts: string[] = [];
   let used = Buffer.byteLength(head) + TAIL_EMPTY;
+  // The last item taken: a slot (its key read only if the page needs `next`), or an out-of-shape key.
+  let lastSlot = -1;
   let last: string | undefined;
+  const lastKey = (): string | undefined => (lastSlot >= 0 ? store.keyOf(lastSlot) : last);
   let next: string | undefined;
 
   for (;;) {
     const e = peekEntry();
-    const o = peekOos();
-    if (e === undefined && o === undefined) break;
-    const takeEntry = e !== undefined && (o === undefined || e.key < o.key);
+    const x = peekOos();
+    if (e < 0 && x === undefined) break;
+    const takeEntry = e >= 0 && (x === undefined || store.compareKey(x.key, e) > 0);
     if (takeEntry && entries >= limit) {
-      next = last;
+      next = lastKey();
       break;
     }
-    const key = takeEntry ? (e as Projected).key : (o as OutOfShapeKey).key;
+    // Only the key's length in bytes matters until it becomes `next` (keys in shape are ASCII).
+    const keyLength = takeEntry ? store.keyLength(e) : Buffer.byteLength((x as OutOfShapeKey).key);
     const comma = (takeEntry ? entries : oosParts.length) > 0 ? 1 : 0;
     let bytes: number;
     let oosText: string | undefined;
     const mark = writer.length;
     if (takeEntry) {
       if (comma) writer.write(",");
-      bytes = writeEntry(e as Projected, unanswered);
+      bytes = writeEntry(store, e, unanswered);
     } else {
-      oosText = (o as OutOfShapeKey).json;
-      bytes = (o as OutOfShapeKey).bytes;
+      oosText = (x as OutOfShapeKey).json;
+      bytes = (x as OutOfShapeKey).bytes;
     }
-    if (!nextFits(key, ctx.maxBytes - used - comma - bytes)) {
+    if (!nextFits(takeEntry ? e : (x as OutOfShapeKey).key, keyLength, ctx.maxBytes - used - comma - bytes)) {
       writer.truncate(mark);
-      if (last !== undefined) {
-        next = last;
+      if (lastSlot >= 0 || last !== undefined) {
+        next = lastKey();
         break;
       }
       // Alone on a page and still too large: answer the entry without its value.
-      if (takeEntry) bytes = writer.write(tooLargeText(e as Projected));
-      else bytes = Buffer.byteLength((oosText = JSON.stringify({ key, reason: "out of shape (reason too large to answer)" })));
+      if (takeEntry) bytes = writer.write(tooLargeText(store.view(e)));
+      else bytes = Buffer.byteLength((oosText = JSON.stringify({ key: (x as OutOfShapeKey).key, reason: "out of shape (reason too large to answer)" })));
     }
     if (takeEntry) {
       entries++;
-      i++;
+      lastSlot = e;
+      slot = -2;
     } else {
       oosParts.push(oosText as string);
-      j++;
+      lastSlot = -1;
+      last = (x as OutOfShapeKey).key;
+      o = null;
     }
     used += comma + bytes;
-    last = key;
   }
 
   let tail = `],"outOfShape":[` + oosParts.join(",") + "]";
@@ -176,15 +189,9 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
   };
 }
 
-function startAfter(keys: readonly string[], after: string | undefined): number {
-  if (after === undefined) return 0;
-  const i = lowerBound(keys, after);
-  return keys[i] === after ? i + 1 : i;
-}
-
 /** Whether the registry answers a kind: what the `answered` flag of needs says. */
 export function answeredBy(registry: ProjectionStore): (kind: string) => boolean {
-  return (kind) => registry.get(kind) !== undefined;
+  return (kind) => registry.slotOf(kind) >= 0;
 }
 
 /** A bucket's whole answer in one unpaged body (dump, dashboard snapshot, verify), at most `limit` entries. */

@@ -21,6 +21,15 @@ export class PageWriter {
     return n;
   }
 
+  /** Append `end - start` bytes of `src`; returns how many. */
+  copy(src: Buffer, start: number, end: number): number {
+    const n = end - start;
+    if (this.buf.length - this.length < n) this.reserve(n);
+    src.copy(this.buf, this.length, start, end);
+    this.length += n;
+    return n;
+  }
+
   /** Drop everything after `length` (undo the last writes). */
   truncate(length: number): void {
     this.length = length;

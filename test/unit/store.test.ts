@@ -8,6 +8,14 @@ const enc = new TextEncoder();
 const b = (s: string): Uint8Array => enc.encode(s);
 const json = (v: unknown): Uint8Array => enc.encode(JSON.stringify(v));
 
+/** The keys a narrowing reads, in order, and what is left to check on each. */
+function candidates(s: ProjectionStore, filters: Record<string, string>, after?: string): { keys: string[]; residual: (readonly [string, string])[] } {
+  const scan = s.scan(filters, after);
+  const keys: string[] = [];
+  for (let slot = scan.next(); slot >= 0; slot = scan.next()) keys.push(s.keyOf(slot));
+  return { keys, residual: [...scan.residual] };
+}
+
 /** The entry of `key` as the verb answers it (its stored JSON text, parsed). */
 function answered(store: ProjectionStore, key: string): Record<string, unknown> {
   const e = store.get(key);
@@ -46,9 +54,9 @@ describe("apply: PUT, DEL, PURGE", () => {
     s.apply("PUT", "n1.web", 1, json({ v: 1 }));
     s.apply("PUT", "n1.web", 2, json({ v: 2 }));
     assert.equal(s.size, 1);
-    assert.deepEqual([...s.keys.view()], ["n1.web"]);
+    assert.deepEqual(s.entryKeys(), ["n1.web"]);
     assert.deepEqual(answered(s, "n1.web"), { key: "n1.web", node: "n1", module: "web", value: { v: 2 }, revision: 2 });
-    assert.deepEqual([...s.candidates({ node: "n1" }).keys], ["n1.web"]);
+    assert.deepEqual([...candidates(s, { node: "n1" }).keys], ["n1.web"]);
   });
 
   for (const op of ["DEL", "PURGE"] as const) {
@@ -61,9 +69,9 @@ describe("apply: PUT, DEL, PURGE", () => {
       assert.equal(s.get("n1.web.config.port"), undefined);
       assert.equal(s.size, 1);
       assert.equal(s.revision, 3);
-      assert.deepEqual([...s.keys.view()], ["n1.web.config.host"]);
-      assert.deepEqual([...s.candidates({ node: "n1" }).keys], ["n1.web.config.host"]);
-      assert.deepEqual([...s.candidates({ node: "n1", module: "web" }).keys], ["n1.web.config.host"]);
+      assert.deepEqual(s.entryKeys(), ["n1.web.config.host"]);
+      assert.deepEqual([...candidates(s, { node: "n1" }).keys], ["n1.web.config.host"]);
+      assert.deepEqual([...candidates(s, { node: "n1", module: "web" }).keys], ["n1.web.config.host"]);
     });
   }
 
@@ -71,9 +79,9 @@ describe("apply: PUT, DEL, PURGE", () => {
     const s = new ProjectionStore(needsSpec);
     s.apply("PUT", "n1.web.config.port", 1, json(1));
     s.apply("DEL", "n1.web.config.port", 2, new Uint8Array());
-    assert.deepEqual([...s.candidates({ node: "n1" }).keys], []);
-    assert.deepEqual([...s.candidates({ node: "n1", module: "web" }).keys], []);
-    assert.deepEqual([...s.keys.view()], []);
+    assert.deepEqual([...candidates(s, { node: "n1" }).keys], []);
+    assert.deepEqual([...candidates(s, { node: "n1", module: "web" }).keys], []);
+    assert.deepEqual(s.entryKeys(), []);
   });
 
   test("a DEL of a key never seen still advances the revision and reports a delete", () => {
@@ -91,7 +99,7 @@ describe("apply: PUT, DEL, PURGE", () => {
     s.apply("PURGE", "n1.web.config", 2, new Uint8Array());
     assert.equal(s.outOfShapeCount, 0);
     assert.equal(s.getOutOfShape("n1.web.config"), undefined);
-    assert.deepEqual([...s.oosKeys.view()], []);
+    assert.deepEqual(s.outOfShapeKeys(), []);
   });
 });
 
@@ -149,8 +157,8 @@ describe("out-of-shape keys", () => {
     assert.equal(o.bytes, Buffer.byteLength(o.json));
     assert.equal(s.size, 0);
     assert.equal(s.outOfShapeCount, 1);
-    assert.deepEqual([...s.keys.view()], []);
-    assert.deepEqual([...s.oosKeys.view()], ["n1.web.config"]);
+    assert.deepEqual(s.entryKeys(), []);
+    assert.deepEqual(s.outOfShapeKeys(), ["n1.web.config"]);
   });
 
   test("newlyOutOfShape is true only the first time a key is seen with a reason", () => {
@@ -166,7 +174,7 @@ describe("out-of-shape keys", () => {
     const same = s.apply("PUT", "config", 4, json("a string"));
     assert.equal(same?.newlyOutOfShape, false);
     assert.equal(s.outOfShapeCount, 1);
-    assert.deepEqual([...s.oosKeys.view()], ["config"]);
+    assert.deepEqual(s.outOfShapeKeys(), ["config"]);
   });
 
   test("a registry entry's kind is its key in the bucket, whatever kind the stored value names", () => {
@@ -187,17 +195,17 @@ describe("out-of-shape keys", () => {
     assert.ok(fixed?.entry);
     assert.equal(fixed.outOfShape, undefined);
     assert.equal(s.outOfShapeCount, 0);
-    assert.deepEqual([...s.oosKeys.view()], []);
+    assert.deepEqual(s.outOfShapeKeys(), []);
     assert.equal(s.size, 1);
-    assert.deepEqual([...s.keys.view()], ["secret"]);
+    assert.deepEqual(s.entryKeys(), ["secret"]);
 
     const broken = s.apply("PUT", "secret", 3, json(null));
     assert.ok(broken?.outOfShape);
     assert.equal(broken.newlyOutOfShape, true);
     assert.equal(s.size, 0);
     assert.equal(s.get("secret"), undefined);
-    assert.deepEqual([...s.keys.view()], []);
-    assert.deepEqual([...s.oosKeys.view()], ["secret"]);
+    assert.deepEqual(s.entryKeys(), []);
+    assert.deepEqual(s.outOfShapeKeys(), ["secret"]);
   });
 
   test("out-of-shape keys are kept in key order, also after a bulk load", () => {
@@ -207,7 +215,7 @@ describe("out-of-shape keys", () => {
     s.apply("PUT", "m", 3, json(1));
     s.markSynced(3);
     s.apply("PUT", "b", 4, json(1));
-    assert.deepEqual([...s.oosKeys.view()], ["a.b.c", "b", "m", "z"]);
+    assert.deepEqual(s.outOfShapeKeys(), ["a.b.c", "b", "m", "z"]);
   });
 
   test("each bucket's shape gives its own reason", () => {
@@ -327,63 +335,67 @@ describe("indexes and candidates", () => {
 
   test("no narrowing scans every key in order", () => {
     const s = needsStore();
-    const c = s.candidates({});
-    assert.deepEqual([...c.keys], [...s.keys.view()]);
+    const c = candidates(s, {});
+    assert.deepEqual([...c.keys], s.entryKeys());
     assert.deepEqual([...c.keys], [...c.keys].sort());
     assert.equal(c.keys.length, 6);
     assert.deepEqual(c.residual, []);
   });
 
-  test("node picks the node index, in key order, with nothing left to check", () => {
-    const c = needsStore().candidates({ node: "n1" });
+  test("node reads the node's range of the key order, with nothing left to check", () => {
+    const c = candidates(needsStore(), { node: "n1" });
     assert.deepEqual([...c.keys], ["n1.db.secret.pw", "n1.web.bound.url", "n1.web.config.port"]);
     assert.deepEqual(c.residual, []);
   });
 
-  test("node+module picks the composite index", () => {
-    const c = needsStore().candidates({ node: "n1", module: "web" });
+  test("node+module reads the narrower range of the key order", () => {
+    const c = candidates(needsStore(), { node: "n1", module: "web" });
     assert.deepEqual([...c.keys], ["n1.web.bound.url", "n1.web.config.port"]);
     assert.deepEqual(c.residual, []);
   });
 
   test("module alone has no index: every key, with module residual", () => {
     const s = needsStore();
-    const c = s.candidates({ module: "db" });
+    const c = candidates(s, { module: "db" });
     assert.equal(c.keys.length, 6);
     assert.deepEqual(c.residual, [["module", "db"]]);
   });
 
-  test("an unknown index value yields no candidates", () => {
+  test("a node or module with no keys yields no candidates", () => {
     const s = needsStore();
-    assert.deepEqual([...s.candidates({ node: "n9" }).keys], []);
-    assert.deepEqual([...s.candidates({ node: "n1", module: "nope" }).keys], []);
+    assert.deepEqual([...candidates(s, { node: "n9" }).keys], []);
+    assert.deepEqual([...candidates(s, { node: "n1", module: "nope" }).keys], []);
   });
 
-  test("applied: node is indexed, module is residual", () => {
+  test("applied: node reads a range, node+module the one key", () => {
     const s = new ProjectionStore(appliedSpec);
     s.apply("PUT", "n1.web", 1, json(1));
     s.apply("PUT", "n1.db", 2, json(1));
     s.apply("PUT", "n2.web", 3, json(1));
-    const c = s.candidates({ node: "n1", module: "web" });
-    assert.deepEqual([...c.keys], ["n1.db", "n1.web"]);
-    assert.deepEqual(c.residual, [["module", "web"]]);
+    s.apply("PUT", "n1.webx", 4, json(1));
+    assert.deepEqual(candidates(s, { node: "n1" }), { keys: ["n1.db", "n1.web", "n1.webx"], residual: [] });
+    assert.deepEqual(candidates(s, { node: "n1", module: "web" }), { keys: ["n1.web"], residual: [] });
+    assert.deepEqual(candidates(s, { node: "n1", module: "web" }, "n1.web"), { keys: [], residual: [] }, "after the key itself: nothing");
+    assert.deepEqual(candidates(s, { node: "n1", module: "nope" }), { keys: [], residual: [] });
+    assert.deepEqual(candidates(s, { module: "web" }), { keys: ["n1.db", "n1.web", "n1.webx", "n2.web"], residual: [["module", "web"]] });
   });
 
-  test("collect: the smaller of two single-field indexes is chosen, the other is residual", () => {
+  test("collect: leading tokens read a range; collection or contributor alone read their index", () => {
     const s = new ProjectionStore(collectSpec);
     let rev = 0;
     for (let i = 0; i < 10; i++) s.apply("PUT", `n1.shell.c${i}`, ++rev, json(i));
     s.apply("PUT", "n1.env.c1", ++rev, json(1));
     s.apply("PUT", "n2.env.c1", ++rev, json(1));
     s.markSynced(rev);
-    // node n1 has 11 keys, collection env has 2: env's index is the smaller
-    const byColl = s.candidates({ node: "n1", collection: "env" });
-    assert.deepEqual([...byColl.keys], ["n1.env.c1", "n2.env.c1"]);
-    assert.deepEqual(byColl.residual, [["node", "n1"]]);
-    // contributor c3 has 1 key, node n1 has 11
-    const byContrib = s.candidates({ node: "n1", contributor: "c3" });
-    assert.deepEqual([...byContrib.keys], ["n1.shell.c3"]);
-    assert.deepEqual(byContrib.residual, [["node", "n1"]]);
+    assert.deepEqual(candidates(s, { node: "n1", collection: "env" }), { keys: ["n1.env.c1"], residual: [] });
+    assert.deepEqual(candidates(s, { node: "n1", collection: "env", contributor: "c1" }), { keys: ["n1.env.c1"], residual: [] });
+    // node is a range; contributor is checked on each of its keys
+    const byContrib = candidates(s, { node: "n1", contributor: "c3" });
+    assert.equal(byContrib.keys.length, 11);
+    assert.deepEqual(byContrib.residual, [["contributor", "c3"]]);
+    assert.deepEqual(candidates(s, { collection: "env" }), { keys: ["n1.env.c1", "n2.env.c1"], residual: [] });
+    assert.deepEqual(candidates(s, { contributor: "c3" }), { keys: ["n1.shell.c3"], residual: [] });
+    assert.deepEqual(candidates(s, { collection: "env", contributor: "c1" }), { keys: ["n1.env.c1", "n2.env.c1"], residual: [["contributor", "c1"]] });
   });
 
   test("collect: the collection index is keyed by the decoded name", () => {
@@ -391,8 +403,8 @@ describe("indexes and candidates", () => {
     s.apply("PUT", "n1.shell=3Azsh.c1", 1, json(1));
     s.apply("PUT", "n2.shell=3Azsh.c2", 2, json(1));
     s.apply("PUT", "n2.shell.c2", 3, json(1));
-    assert.deepEqual([...s.candidates({ collection: "shell:zsh" }).keys], ["n1.shell=3Azsh.c1", "n2.shell=3Azsh.c2"]);
-    assert.deepEqual([...s.candidates({ collection: "shell=3Azsh" }).keys], []);
+    assert.deepEqual([...candidates(s, { collection: "shell:zsh" }).keys], ["n1.shell=3Azsh.c1", "n2.shell=3Azsh.c2"]);
+    assert.deepEqual([...candidates(s, { collection: "shell=3Azsh" }).keys], []);
   });
 
   test("index key order holds for inserts after the sync", () => {
@@ -400,7 +412,7 @@ describe("indexes and candidates", () => {
     s.apply("PUT", "n1.aaa.config.z", 10, json(1));
     s.apply("PUT", "n1.zzz.config.z", 11, json(1));
     assert.deepEqual(
-      [...s.candidates({ node: "n1" }).keys],
+      [...candidates(s, { node: "n1" }).keys],
       ["n1.aaa.config.z", "n1.db.secret.pw", "n1.web.bound.url", "n1.web.config.port", "n1.zzz.config.z"],
     );
   });

@@ -1,0 +1,156 @@
+/**
+ * A set kept in key order, as a B+tree of height two: a sorted list of leaves
+ * of at most LEAF items each, with each leaf's first key kept as a string to
+ * find the leaf by binary search.
+ *
+ * Why not one sorted array: inserting into it moves every later item, so a
+ * burst of new keys costs the square of the bucket's size (a rollout to 10,000
+ * nodes stalled the service for minutes). Here an insert or a removal costs
+ * two binary searches and a move within one leaf: O(log n + LEAF). A leaf
+ * that fills up splits in two (moving n / LEAF leaf pointers, once every
+ * LEAF / 2 inserts at most); an emptied leaf is dropped.
+ *
+ * Items are what the caller keeps (slot numbers, strings); `order` compares a
+ * probe key with an item and names an item's key. The set never holds an item
+ * twice for one key: the caller checks membership before `insert`.
+ */
+export interface Order<T> {
+  /** Negative, zero or positive as `key` sorts before, at or after `item`'s key (code-unit order). */
+  compare(key: string, item: T): number;
+  keyOf(item: T): string;
+}
+
+/** Items per leaf at most: small enough that a move within it is cheap, large enough that leaves are few. */
+export const LEAF = 512;
+
+/** A position: leaf index and index within it. */
+export interface Cursor {
+  leaf: number;
+  pos: number;
+}
+
+export class OrderedSet<T> {
+  private leaves: T[][] = [];
+  /** The key of each leaf's first item. */
+  private firsts: string[] = [];
+  private count = 0;
+
+  constructor(private readonly order: Order<T>) {}
+
+  get size(): number {
+    return this.count;
+  }
+
+  /** Add `item` under `key` (not in the set yet). */
+  insert(key: string, item: T): void {
+    this.count++;
+    const { leaves, firsts } = this;
+    if (leaves.length === 0) {
+      leaves.push([item]);
+      firsts.push(key);
+      return;
+    }
+    const li = this.leafFor(key);
+    const leaf = leaves[li] as T[];
+    const pos = this.lowerBoundIn(leaf, key);
+    if (pos === leaf.length) leaf.push(item);
+    else leaf.splice(pos, 0, item);
+    if (pos === 0) firsts[li] = key;
+    if (leaf.length > LEAF) {
+      const right = leaf.splice(LEAF >>> 1);
+      leaves.splice(li + 1, 0, right);
+      firsts.splice(li + 1, 0, this.order.keyOf(right[0] as T));
+    }
+  }
+
+  /** Remove the item under `key`; false when there is none. */
+  remove(key: string): boolean {
+    if (this.leaves.length === 0) return false;
+    const li = this.leafFor(key);
+    const leaf = this.leaves[li] as T[];
+    const pos = this.lowerBoundIn(leaf, key);
+    if (pos >= leaf.length || this.order.compare(key, leaf[pos] as T) !== 0) return false;
+    leaf.splice(pos, 1);
+    this.count--;
+    if (leaf.length === 0) {
+      this.leaves.splice(li, 1);
+      this.firsts.splice(li, 1);
+    } else if (pos === 0) {
+      this.firsts[li] = this.order.keyOf(leaf[0] as T);
+    }
+    return true;
+  }
+
+  /** The first position whose key is strictly after `key` (`inclusive`: at or after). */
+  seek(key: string | undefined, inclusive = false): Cursor {
+    if (key === undefined || this.leaves.length === 0) return { leaf: 0, pos: 0 };
+    const li = this.leafFor(key);
+    const leaf = this.leaves[li] as T[];
+    let pos = this.lowerBoundIn(leaf, key);
+    if (!inclusive && pos < leaf.length && this.order.compare(key, leaf[pos] as T) === 0) pos++;
+    return this.normalize({ leaf: li, pos });
+  }
+
+  /** The item at `c`, or undefined past the end. */
+  at(c: Cursor): T | undefined {
+    return this.leaves[c.leaf]?.[c.pos];
+  }
+
+  /** Move `c` to the next item (in place). */
+  advance(c: Cursor): void {
+    c.pos++;
+    this.normalize(c);
+  }
+
+  /** Every item in key order. */
+  *[Symbol.iterator](): IterableIterator<T> {
+    for (const leaf of this.leaves) yield* leaf;
+  }
+
+  /** Every key in order (tests, small sets). */
+  keys(): string[] {
+    return [...this].map((t) => this.order.keyOf(t));
+  }
+
+  private normalize(c: Cursor): Cursor {
+    while (c.leaf < this.leaves.length && c.pos >= (this.leaves[c.leaf] as T[]).length) {
+      c.leaf++;
+      c.pos = 0;
+    }
+    return c;
+  }
+
+  /** The leaf whose range holds `key`: the last whose first key is at or before it (the first leaf for smaller keys). */
+  private leafFor(key: string): number {
+    const f = this.firsts;
+    // Appending past the end is the common case of a snapshot loaded in key order.
+    if (key >= (f[f.length - 1] as string)) return f.length - 1;
+    let lo = 0;
+    let hi = f.length - 1;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >>> 1;
+      if ((f[mid] as string) <= key) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo;
+  }
+
+  private lowerBoundIn(leaf: readonly T[], key: string): number {
+    const n = leaf.length;
+    if (n > 0 && this.order.compare(key, leaf[n - 1] as T) > 0) return n;
+    let lo = 0;
+    let hi = n;
+    while (lo < hi) {
+      const mid = (lo + hi) >>> 1;
+      if (this.order.compare(key, leaf[mid] as T) > 0) lo = mid + 1;
+      else hi = mid;
+    }
+    return lo;
+  }
+}
+
+/** The order of plain strings (out-of-shape keys, tests). */
+export const STRING_ORDER: Order<string> = {
+  compare: (key, item) => (key < item ? -1 : key > item ? 1 : 0),
+  keyOf: (item) => item,
+};

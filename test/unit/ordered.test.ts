@@ -1,0 +1,102 @@
+import { test, describe } from "node:test";
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { LEAF, OrderedSet, STRING_ORDER } from "../../src/projections/ordered.js";
+
+/** Every item from `after` (exclusive unless inclusive) on, read with a cursor. */
+function from(s: OrderedSet<string>, after: string | undefined, inclusive = false): string[] {
+  const out: string[] = [];
+  const c = s.seek(after, inclusive);
+  for (let x = s.at(c); x !== undefined; x = s.at(c)) {
+    out.push(x);
+    s.advance(c);
+  }
+  return out;
+}
+
+describe("OrderedSet", () => {
+  test("keeps keys in code-unit order whatever order they come in", () => {
+    const s = new OrderedSet(STRING_ORDER);
+    for (const k of ["m", "a", "z", "b", "A", "é", "0"]) s.insert(k, k);
+    assert.deepEqual(s.keys(), ["0", "A", "a", "b", "m", "z", "é"]);
+    assert.equal(s.size, 7);
+  });
+
+  test("remove says whether the key was there and keeps the rest in order", () => {
+    const s = new OrderedSet(STRING_ORDER);
+    for (const k of ["a", "b", "c"]) s.insert(k, k);
+    assert.equal(s.remove("b"), true);
+    assert.equal(s.remove("b"), false);
+    assert.equal(s.remove("zz"), false);
+    assert.deepEqual(s.keys(), ["a", "c"]);
+    assert.equal(s.size, 2);
+  });
+
+  test("seek finds the first key after (or at) a probe, across leaves", () => {
+    const s = new OrderedSet(STRING_ORDER);
+    const keys = Array.from({ length: LEAF * 3 }, (_, i) => `k${String(i).padStart(5, "0")}`);
+    for (const k of [...keys].reverse()) s.insert(k, k);
+    assert.deepEqual(s.keys(), keys);
+    assert.deepEqual(from(s, undefined), keys);
+    assert.deepEqual(from(s, keys[LEAF]), keys.slice(LEAF + 1));
+    assert.deepEqual(from(s, keys[LEAF], true), keys.slice(LEAF));
+    assert.deepEqual(from(s, "k00100x"), keys.slice(101), "a probe between two keys");
+    assert.deepEqual(from(s, "zzz"), []);
+    assert.deepEqual(from(s, ""), keys);
+  });
+
+  test("emptied leaves are dropped and the set stays usable", () => {
+    const s = new OrderedSet(STRING_ORDER);
+    const keys = Array.from({ length: LEAF * 2 + 7 }, (_, i) => `k${String(i).padStart(5, "0")}`);
+    for (const k of keys) s.insert(k, k);
+    for (const k of keys) assert.ok(s.remove(k));
+    assert.equal(s.size, 0);
+    assert.deepEqual(from(s, undefined), []);
+    s.insert("x", "x");
+    assert.deepEqual(s.keys(), ["x"]);
+  });
+
+  test("an insert compares a logarithm of the keys: the same few dozen at 10k and at 1M", () => {
+    const comparesPerInsert = (n: number): number => {
+      let compares = 0;
+      const s = new OrderedSet<string>({ compare: (k, item) => (compares++, STRING_ORDER.compare(k, item)), keyOf: (x) => x });
+      for (let i = 0; i < n; i++) s.insert(`a${String(i * 2).padStart(8, "0")}`, `a${String(i * 2).padStart(8, "0")}`);
+      compares = 0;
+      const probes = 2000;
+      for (let i = 0; i < probes; i++) {
+        const k = `a${String(((i * 7919) % n) * 2 + 1).padStart(8, "0")}`;
+        s.insert(k, k);
+      }
+      return compares / probes;
+    };
+    const small = comparesPerInsert(10_000);
+    const large = comparesPerInsert(1_000_000);
+    // Within a leaf: log2(LEAF) + 1 item compares, whatever the size (leaves are found by their first keys).
+    assert.ok(small <= Math.log2(LEAF) + 2, `${small} compares per insert at 10k`);
+    assert.ok(large <= Math.log2(LEAF) + 2, `${large} compares per insert at 1M`);
+  });
+
+  test("property: any sequence of inserts and removes matches a sorted array, and every seek agrees", () => {
+    const key = fc.string({ unit: fc.constantFrom("a", "b", "c", ".", "z", "0"), maxLength: 5 });
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.boolean(), key), { maxLength: 3000 }), fc.array(key, { maxLength: 10 }), (ops, probes) => {
+        const s = new OrderedSet(STRING_ORDER);
+        const model = new Set<string>();
+        for (const [add, k] of ops) {
+          if (add && !model.has(k)) {
+            model.add(k);
+            s.insert(k, k);
+          } else if (!add) assert.equal(s.remove(k), model.delete(k));
+        }
+        const sorted = [...model].sort();
+        assert.deepEqual(s.keys(), sorted);
+        assert.equal(s.size, sorted.length);
+        for (const p of probes) {
+          assert.deepEqual(from(s, p), sorted.filter((k) => k > p));
+          assert.deepEqual(from(s, p, true), sorted.filter((k) => k >= p));
+        }
+      }),
+      { numRuns: 300 },
+    );
+  });
+});
