@@ -5,6 +5,7 @@
  */
 import { ProvisionerError } from "./errors.js";
 import { parseDuration } from "./duration.js";
+import { DEFAULT_HEAP_GROWING_PERCENT } from "./heap.js";
 
 /** How to reach the bus: the same for every command that talks to it. */
 export interface ConnectionConfig {
@@ -32,6 +33,8 @@ export interface ServeConfig {
   /** How long a drifted registry waits before it is repaired (debounce). */
   readonly driftDelayMs: number;
   readonly logLevel: string;
+  /** V8's --heap-growing-percent for this process (0: V8's own heuristic). */
+  readonly heapGrowingPercent: number;
 }
 
 /** Raw flag values as commander hands them over (all optional strings). */
@@ -40,7 +43,7 @@ export type ConnectionFlags = Partial<
 >;
 
 export type ServeFlags = ConnectionFlags &
-  Partial<Record<"registryInterval" | "seatTtl" | "replicas" | "http" | "maxWait" | "driftDelay" | "logLevel", string>>;
+  Partial<Record<"registryInterval" | "seatTtl" | "replicas" | "http" | "maxWait" | "driftDelay" | "logLevel" | "heapGrowing", string>>;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -90,6 +93,14 @@ function positiveInt(text: string, flag: string, max: number): number {
   return n;
 }
 
+function percent(text: string, flag: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || n > 1000) {
+    throw new ProvisionerError("CONFIG", `${flag} "${text}" must be a whole number of percent from 0 (V8's own heuristic) to 1000`);
+  }
+  return n;
+}
+
 export function parseHostPort(text: string, flag = "--http"): { host: string; port: number } {
   const m = /^(.*):(\d+)$/.exec(text.trim());
   const port = m ? Number(m[2]) : NaN;
@@ -109,6 +120,7 @@ export function serveConfig(flags: ServeFlags, env: Env = process.env): ServeCon
     maxWaitMs: parseDuration(flags.maxWait ?? "5s", "--max-wait"),
     driftDelayMs: parseDuration(flags.driftDelay ?? "250ms", "--drift-delay"),
     logLevel: flags.logLevel ?? env["LOG_LEVEL"] ?? "info",
+    heapGrowingPercent: percent(pick(flags.heapGrowing, env, "MESH_PROVISIONER_HEAP_GROWING") ?? String(DEFAULT_HEAP_GROWING_PERCENT), "--heap-growing"),
   };
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(cfg.logLevel)) {
     throw new ProvisionerError("CONFIG", `--log-level "${cfg.logLevel}" must be one of fatal, error, warn, info, debug, trace, silent`);

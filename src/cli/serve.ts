@@ -11,6 +11,7 @@ import { formatDuration } from "../duration.js";
 import { failAndExit } from "./fail.js";
 import type { HttpHandle } from "../http/server.js";
 import { writeOwnDump } from "../dump/document.js";
+import { setHeapGrowing } from "../heap.js";
 
 export interface Served {
   readonly provisioner: Provisioner;
@@ -25,12 +26,14 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
   try {
     const cfg = serveConfig(flags, env);
     log = createLogger({ level: cfg.logLevel });
+    setHeapGrowing(cfg.heapGrowingPercent);
     log.info(
       {
         servers: cfg.connection.servers,
         registryInterval: formatDuration(cfg.registryIntervalMs),
         seatTtl: formatDuration(cfg.seatTtlMs),
         replicas: cfg.replicas,
+        heapGrowingPercent: cfg.heapGrowingPercent,
         pid: process.pid,
       },
       "starting mesh-provisioner",

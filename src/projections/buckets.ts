@@ -91,7 +91,7 @@ export const collectSpec: BucketSpec = {
     return s.ok ? { ok: true, fields: s.fields } : s;
   },
   head(key, f) {
-    return entryHead(key, [["node", f["node"] as string], ["collection", f["collection"] as string], ["contributor", f["contributor"] as string]]);
+    return entryHead(key, [["node", f["node"] as string], ["collection", f["collection"] as string], ["contributor", f["contributor"] as string]], "collection");
   },
   // A collection is narrowed by its name and written in the key =hex escaped.
   range: (filters) => leadingRange(["node", "collection", "contributor"], filters, (f, v) => (f === "collection" ? encodeName(v) : v)),

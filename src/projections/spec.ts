@@ -77,9 +77,13 @@ export function valueFragment(text: string): string {
   return JSON.stringify(text);
 }
 
-/** `{"key":"<key>",<fields>,"value":` (hot path: one per applied entry). */
-export function entryHead(key: string, fields: readonly (readonly [string, string])[]): string {
-  let s = `{"key":"${key}"`;
-  for (const [name, v] of fields) s += `,"${name}":${JSON.stringify(v)}`;
-  return `${s},"value":`;
+/**
+ * `{"key":"<key>",<fields>,"value":` (hot path: one per applied entry). Keys
+ * and the fields read from them are plain tokens, which JSON writes as they
+ * are; only a field listed in `free` (a collection's decoded name) is escaped.
+ */
+export function entryHead(key: string, fields: readonly (readonly [string, string])[], free?: string): string {
+  let s = '{"key":"' + key + '"';
+  for (const [name, v] of fields) s += name === free ? ',"' + name + '":' + JSON.stringify(v) : ',"' + name + '":"' + v + '"';
+  return s + ',"value":';
 }

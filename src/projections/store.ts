@@ -13,6 +13,7 @@
  * feed, the reconciler, the dump), never kept by the store.
  */
 import { ProvisionerError } from "../errors.js";
+import { readAscii, readUtf8, writeAscii, writeUtf8 } from "./bytes.js";
 import { hashKey, KeyTable } from "./key-table.js";
 import { isJsonUtf8 } from "./json-bytes.js";
 import { OrderedSet, STRING_ORDER, type Cursor, type Order } from "./ordered.js";
@@ -213,7 +214,7 @@ export class ProjectionStore {
   keyOf(slot: number): string {
     const s = this.slots;
     const at = (s.off[slot] as number) + HEADER_BYTES + (s.keyAt[slot] as number);
-    return (this.arena.segs[s.seg[slot] as number] as Buffer).toString("latin1", at, at + (s.keyLen[slot] as number));
+    return readAscii(this.arena.segs[s.seg[slot] as number] as Buffer, at, at + (s.keyLen[slot] as number));
   }
 
   /** The length of a slot's key (ASCII: bytes and characters alike). */
@@ -249,7 +250,7 @@ export class ProjectionStore {
   view(slot: number): Projected {
     const key = this.keyOf(slot);
     const { buf, start, end } = this.jsonOf(slot);
-    return new Projected(key, this.revisionOf(slot), buf.toString("utf8", start, end), this.spec, this.values.get(key));
+    return new Projected(key, this.revisionOf(slot), readUtf8(buf, start, end), this.spec, this.values.get(key));
   }
 
   /** The view of a slot if it still holds the entry at `revision`. */
@@ -399,8 +400,8 @@ export class ProjectionStore {
       const jsonLen = Buffer.byteLength(json);
       const p = this.arena.reserve(slot, key.length + jsonLen);
       const buf = this.arena.segs[p.seg] as Buffer;
-      buf.write(key, p.off + HEADER_BYTES, "latin1");
-      buf.write(json, p.off + HEADER_BYTES + key.length, "utf8");
+      writeAscii(buf, key, p.off + HEADER_BYTES);
+      writeUtf8(buf, json, p.off + HEADER_BYTES + key.length);
       s.seg[slot] = p.seg;
       s.off[slot] = p.off;
       s.keyAt[slot] = 0;
@@ -419,12 +420,12 @@ export class ProjectionStore {
     const p = this.arena.reserve(slot, jsonLen);
     const buf = this.arena.segs[p.seg] as Buffer;
     let at = p.off + HEADER_BYTES;
-    at += buf.write(head, at, "utf8");
+    at += writeUtf8(buf, head, at);
     if (raw) {
       buf.set(value, at);
       at += value.length;
-    } else at += buf.write(fragment as string, at, "utf8");
-    buf.write(tail, at, "latin1");
+    } else at += writeUtf8(buf, fragment as string, at);
+    writeAscii(buf, tail, at);
     s.seg[slot] = p.seg;
     s.off[slot] = p.off;
     // The head starts `{"key":"`: the key follows those 8 bytes.

@@ -154,8 +154,15 @@ describe("serveConfig", () => {
     assert.equal(c.maxWaitMs, 5000);
     assert.equal(c.http, undefined);
     assert.equal(c.logLevel, "info");
+    assert.equal(c.heapGrowingPercent, 300);
     assert.deepEqual(c.connection.servers, ["nats://127.0.0.1:4222"]);
     assert.ok(Object.isFrozen(c));
+  });
+
+  test("heap growing: by flag or MESH_PROVISIONER_HEAP_GROWING, 0 for V8's own, anything else refused by name", () => {
+    assert.equal(serveConfig({ heapGrowing: "150" }, { MESH_PROVISIONER_HEAP_GROWING: "50" }).heapGrowingPercent, 150);
+    assert.equal(serveConfig({}, { MESH_PROVISIONER_HEAP_GROWING: "0" }).heapGrowingPercent, 0);
+    for (const v of ["-1", "1.5", "lots", "1001"]) configError(() => serveConfig({ heapGrowing: v }, {}), /--heap-growing/);
   });
 
   test("flags set the durations and replicas", () => {
