@@ -102,6 +102,28 @@ export class OrderedSet<T> {
     this.normalize(c);
   }
 
+  /**
+   * Copy the items from `c` on, up to `end` (exclusive; undefined: the end of
+   * the set), into `out`, at most `out.length`; advances `c` past them and
+   * returns how many. For reading a range without a call per item.
+   */
+  fill(c: Cursor, end: Cursor | undefined, out: T[] | Int32Array): number {
+    const leaves = this.leaves;
+    const room = out.length;
+    let n = 0;
+    while (n < room && c.leaf < leaves.length) {
+      if (end !== undefined && (c.leaf > end.leaf || (c.leaf === end.leaf && c.pos >= end.pos))) break;
+      const leaf = leaves[c.leaf] as T[];
+      const stop = end !== undefined && c.leaf === end.leaf ? end.pos : leaf.length;
+      while (c.pos < stop && n < room) (out as T[])[n++] = leaf[c.pos++] as T;
+      if (c.pos >= leaf.length) {
+        c.leaf++;
+        c.pos = 0;
+      } else if (n < room) break; // at `end`, inside its leaf
+    }
+    return n;
+  }
+
   /** Every item in key order. */
   *[Symbol.iterator](): IterableIterator<T> {
     for (const leaf of this.leaves) yield* leaf;

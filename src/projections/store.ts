@@ -17,7 +17,7 @@ import { readAscii, readUtf8, writeAscii, writeUtf8 } from "./bytes.js";
 import { hashKey, KeyTable } from "./key-table.js";
 import { isJsonUtf8 } from "./json-bytes.js";
 import { OrderedSet, STRING_ORDER, type Cursor, type Order } from "./ordered.js";
-import { HEADER_BYTES, RecordArena } from "./record-arena.js";
+import { RecordArena } from "./record-arena.js";
 import { Slots } from "./slots.js";
 import { utf8, valueFragment, type BucketSpec, type Decoded } from "./spec.js";
 
@@ -78,11 +78,62 @@ export interface Change {
   readonly newlyOutOfShape: boolean;
 }
 
-/** The slots a narrowing reads, in key order: `next()` gives each slot, then -1. */
+/** The slots a narrowing reads, in key order, in batches: `fill(out)` copies the next ones into `out` and says how many (0: done). */
 export interface SlotScan {
+  fill(out: Int32Array): number;
+  /** One at a time (tests, small scans): the next slot, or -1. */
   next(): number;
   /** Narrowed fields the scan does not settle: check them on each entry. */
   readonly residual: readonly (readonly [string, string])[];
+}
+
+/** A scan over [from, to) of an ordered set of slots. */
+class RangeScan implements SlotScan {
+  private readonly one = new Int32Array(1);
+
+  constructor(
+    private readonly set: OrderedSet<number> | undefined,
+    private readonly from: Cursor,
+    private readonly to: Cursor | undefined,
+    readonly residual: readonly (readonly [string, string])[],
+  ) {}
+
+  fill(out: Int32Array): number {
+    return this.set === undefined ? 0 : this.set.fill(this.from, this.to, out);
+  }
+
+  next(): number {
+    return this.fill(this.one) === 1 ? (this.one[0] as number) : -1;
+  }
+}
+
+/** A scan of one known slot. */
+class OneScan implements SlotScan {
+  private done = false;
+
+  constructor(
+    private readonly slot: number,
+    readonly residual: readonly (readonly [string, string])[],
+  ) {}
+
+  fill(out: Int32Array): number {
+    if (this.done || out.length === 0) return 0;
+    this.done = true;
+    out[0] = this.slot;
+    return 1;
+  }
+
+  next(): number {
+    const one = new Int32Array(1);
+    return this.fill(one) === 1 ? (one[0] as number) : -1;
+  }
+}
+
+const NO_SLOTS: SlotScan = new RangeScan(undefined, { leaf: 0, pos: 0 }, undefined, []);
+
+/** The first key after every key that starts with `prefix` (which ends with "."): the same with its last character raised. */
+function pastPrefix(prefix: string): string {
+  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
 }
 
 /** A put of an entry in shape: its view is made only if someone reads it (a snapshot's puts are never read). */
@@ -103,7 +154,11 @@ class EntryPut implements Change {
   }
 }
 
-const NO_SLOTS: SlotScan = { next: () => -1, residual: [] };
+/** A record: the key where the JSON does not start with it (the registry), the entry's JSON, and a comma, so that records written one after the other are a run of an answer's entries as they are. */
+function recordLength(slots: Slots, slot: number): number {
+  return (slots.jsonAt[slot] as number) + (slots.jsonLen[slot] as number) + 1;
+}
+
 
 export class ProjectionStore {
   readonly spec: BucketSpec;
@@ -134,6 +189,7 @@ export class ProjectionStore {
     const slots = this.slots;
     this.arena = new RecordArena({
       isLive: (slot, seg, off) => slots.inUse[slot] === 1 && slots.seg[slot] === seg && slots.off[slot] === off,
+      lengthOf: (slot) => recordLength(slots, slot),
       moved: (slot, seg, off) => {
         slots.seg[slot] = seg;
         slots.off[slot] = off;
@@ -213,7 +269,7 @@ export class ProjectionStore {
 
   keyOf(slot: number): string {
     const s = this.slots;
-    const at = (s.off[slot] as number) + HEADER_BYTES + (s.keyAt[slot] as number);
+    const at = (s.off[slot] as number) + (s.keyAt[slot] as number);
     return readAscii(this.arena.segs[s.seg[slot] as number] as Buffer, at, at + (s.keyLen[slot] as number));
   }
 
@@ -226,20 +282,33 @@ export class ProjectionStore {
     return this.slots.revision[slot] as number;
   }
 
-  /** Where a slot's entry JSON is: its segment and byte range. */
+  /** The segment a slot's record is in (entries of one segment written back to back form runs: `jsonOf`). */
+  segmentOf(slot: number): number {
+    return this.slots.seg[slot] as number;
+  }
+
+  /** The buffer of a slot's record (see `jsonStart`). */
+  bufferOf(slot: number): Buffer {
+    return this.arena.segs[this.slots.seg[slot] as number] as Buffer;
+  }
+
+  /** Where a slot's entry JSON starts in `bufferOf(slot)`; it takes `jsonBytes(slot)` bytes, and a comma follows. */
+  jsonStart(slot: number): number {
+    return (this.slots.off[slot] as number) + (this.slots.jsonAt[slot] as number);
+  }
+
+  /** Where a slot's entry JSON is: its segment and byte range (a comma follows it). */
   jsonOf(slot: number): { buf: Buffer; start: number; end: number } {
     const s = this.slots;
-    const start = (s.off[slot] as number) + HEADER_BYTES + (s.jsonAt[slot] as number);
+    const start = (s.off[slot] as number) + (s.jsonAt[slot] as number);
     return { buf: this.arena.segs[s.seg[slot] as number] as Buffer, start, end: start + (s.jsonLen[slot] as number) };
   }
 
-  /** Copy a slot's entry JSON into `out` at `at` (room checked by the caller); returns its length. */
-  copyJson(slot: number, out: Buffer, at: number): number {
+  /** Append a slot's entry JSON to `out`; returns its length. */
+  copyJson(slot: number, out: { copy(src: Buffer, start: number, end: number): number }): number {
     const s = this.slots;
-    const start = (s.off[slot] as number) + HEADER_BYTES + (s.jsonAt[slot] as number);
-    const n = s.jsonLen[slot] as number;
-    (this.arena.segs[s.seg[slot] as number] as Buffer).copy(out, at, start, start + n);
-    return n;
+    const start = (s.off[slot] as number) + (s.jsonAt[slot] as number);
+    return out.copy(this.arena.segs[s.seg[slot] as number] as Buffer, start, start + (s.jsonLen[slot] as number));
   }
 
   jsonBytes(slot: number): number {
@@ -271,35 +340,21 @@ export class ProjectionStore {
     if (range?.exact !== undefined) {
       const slot = this.table.get(range.exact);
       if (slot < 0 || (after !== undefined && range.exact <= after)) return NO_SLOTS;
-      let done = false;
-      return { residual: residualBut(range.covered), next: () => (done ? -1 : ((done = true), slot)) };
+      return new OneScan(slot, residualBut(range.covered));
     }
     if (range?.prefix !== undefined) {
       const prefix = range.prefix;
       const from = after === undefined || after < prefix ? this.order.seek(prefix, true) : this.order.seek(after);
-      return this.walk(this.order, from, residualBut(range.covered), prefix);
+      return new RangeScan(this.order, from, this.order.seek(pastPrefix(prefix), true), residualBut(range.covered));
     }
     for (const ix of this.indexes) {
       const v = filters[ix.field];
       if (v === undefined) continue;
       const set = ix.byValue.get(v);
       if (set === undefined) return NO_SLOTS;
-      return this.walk(set, set.seek(after), residualBut([ix.field]), undefined);
+      return new RangeScan(set, set.seek(after), undefined, residualBut([ix.field]));
     }
-    return this.walk(this.order, this.order.seek(after), residualBut([]), undefined);
-  }
-
-  private walk(set: OrderedSet<number>, c: Cursor, residual: [string, string][], prefix: string | undefined): SlotScan {
-    return {
-      residual,
-      next: () => {
-        const slot = set.at(c);
-        if (slot === undefined) return -1;
-        if (prefix !== undefined && !this.keyStartsWith(slot, prefix)) return -1;
-        set.advance(c);
-        return slot;
-      },
-    };
+    return new RangeScan(this.order, this.order.seek(after), undefined, residualBut([]));
   }
 
   /** Out-of-shape keys strictly after `after`, in key order. */
@@ -332,9 +387,9 @@ export class ProjectionStore {
       if (slot >= 0) {
         // The new record first: the old one is then dead for any compaction its release sets off.
         const seg = this.slots.seg[slot] as number;
-        const off = this.slots.off[slot] as number;
+        const bytes = recordLength(this.slots, slot);
         this.write(slot, key, d, value, revision);
-        this.arena.free(seg, off);
+        this.arena.free(seg, bytes);
       } else {
         slot = this.slots.alloc();
         this.slots.hash[slot] = hash;
@@ -364,7 +419,7 @@ export class ProjectionStore {
   compareKey(key: string, slot: number): number {
     const s = this.slots;
     const buf = this.arena.segs[s.seg[slot] as number] as Buffer;
-    const at = (s.off[slot] as number) + HEADER_BYTES + (s.keyAt[slot] as number);
+    const at = (s.off[slot] as number) + (s.keyAt[slot] as number);
     const n = s.keyLen[slot] as number;
     const m = key.length;
     const l = m < n ? m : n;
@@ -375,20 +430,11 @@ export class ProjectionStore {
     return m - n;
   }
 
-  private keyStartsWith(slot: number, prefix: string): boolean {
-    const s = this.slots;
-    if ((s.keyLen[slot] as number) < prefix.length) return false;
-    const buf = this.arena.segs[s.seg[slot] as number] as Buffer;
-    const at = (s.off[slot] as number) + HEADER_BYTES + (s.keyAt[slot] as number);
-    for (let k = 0; k < prefix.length; k++) if (prefix.charCodeAt(k) !== buf[at + k]) return false;
-    return true;
-  }
-
   /**
    * Write the slot's record: the spec's own JSON (the registry: the key, then
    * the JSON), or `head`, the value and the revision, where the value goes in
    * as its own bytes when they are JSON in UTF-8 and as a JSON string of its
-   * text otherwise.
+   * text otherwise; then a comma.
    */
   private write(slot: number, key: string, d: Decoded, value: Uint8Array, revision: number): void {
     const s = this.slots;
@@ -398,10 +444,11 @@ export class ProjectionStore {
       if (d.json === undefined) throw new ProvisionerError("INTERNAL", `the ${this.spec.what} bucket's spec gives neither an entry's JSON nor its head`);
       const json = d.json;
       const jsonLen = Buffer.byteLength(json);
-      const p = this.arena.reserve(slot, key.length + jsonLen);
+      const p = this.arena.reserve(slot, key.length + jsonLen + 1);
       const buf = this.arena.segs[p.seg] as Buffer;
-      writeAscii(buf, key, p.off + HEADER_BYTES);
-      writeUtf8(buf, json, p.off + HEADER_BYTES + key.length);
+      writeAscii(buf, key, p.off);
+      writeUtf8(buf, json, p.off + key.length);
+      buf[p.off + key.length + jsonLen] = 0x2c;
       s.seg[slot] = p.seg;
       s.off[slot] = p.off;
       s.keyAt[slot] = 0;
@@ -417,15 +464,16 @@ export class ProjectionStore {
     const headLen = Buffer.byteLength(head);
     const valueLen = raw ? value.length : Buffer.byteLength(fragment as string);
     const jsonLen = headLen + valueLen + tail.length;
-    const p = this.arena.reserve(slot, jsonLen);
+    const p = this.arena.reserve(slot, jsonLen + 1);
     const buf = this.arena.segs[p.seg] as Buffer;
-    let at = p.off + HEADER_BYTES;
+    let at = p.off;
     at += writeUtf8(buf, head, at);
     if (raw) {
       buf.set(value, at);
       at += value.length;
     } else at += writeUtf8(buf, fragment as string, at);
-    writeAscii(buf, tail, at);
+    at += writeAscii(buf, tail, at);
+    buf[at] = 0x2c;
     s.seg[slot] = p.seg;
     s.off[slot] = p.off;
     // The head starts `{"key":"`: the key follows those 8 bytes.
@@ -475,7 +523,7 @@ export class ProjectionStore {
     this.values.delete(key);
     // Released first, so that a compaction the free sets off sees the record as dead.
     this.slots.release(slot);
-    this.arena.free(this.slots.seg[slot] as number, this.slots.off[slot] as number);
+    this.arena.free(this.slots.seg[slot] as number, recordLength(this.slots, slot));
   }
 
   private removeOutOfShape(key: string): void {

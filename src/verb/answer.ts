@@ -35,17 +35,47 @@ export interface Page {
 }
 
 const writer = new PageWriter();
+/** Slots read from a scan, a batch at a time. */
+const batch = new Int32Array(256);
 
 /**
- * Copy a slot's entry JSON into the page, with `"answered":false` when its
- * kind is one the registry does not answer (`unanswered`: kind ids, usually
- * none, and then no entry's kind is even read); returns the bytes it took.
+ * The entries taken but not copied yet: a run of records that lie back to
+ * back in one segment, commas included, so a node whose keys were written
+ * together is copied in one go. Pages are built one at a time, so one serves.
  */
-function writeEntry(store: ProjectionStore, slot: number, unanswered: readonly number[]): number {
+const run = { seg: -1, buf: undefined as Buffer | undefined, start: 0, end: 0 };
+
+function flushRun(): void {
+  if (run.seg < 0) return;
+  writer.copy(run.buf as Buffer, run.start, run.end);
+  run.seg = -1;
+  run.buf = undefined;
+}
+
+/** Add a slot's entry JSON to the page, after a comma unless it is the first: into the current run when it follows it in memory. */
+function addEntry(store: ProjectionStore, slot: number, first: boolean): void {
+  const seg = store.segmentOf(slot);
+  const start = store.jsonStart(slot);
+  const end = start + store.jsonBytes(slot);
+  if (run.seg === seg && start === run.end + 1) {
+    run.end = end;
+    return;
+  }
+  flushRun();
+  if (!first) writer.byte(0x2c);
+  run.seg = seg;
+  run.buf = store.bufferOf(slot);
+  run.start = start;
+  run.end = end;
+}
+
+/** Write a slot's entry JSON with `"answered":false` in place of its closing brace. */
+function addUnanswered(store: ProjectionStore, slot: number, first: boolean): void {
+  flushRun();
+  if (!first) writer.byte(0x2c);
   const { buf, start, end } = store.jsonOf(slot);
-  if (unanswered.length === 0 || !unanswered.includes(store.kindOfSlot(slot))) return writer.copy(buf, start, end);
-  // Without the entry's closing brace.
-  return writer.copy(buf, start, end - 1) + writer.write(ANSWERED_FALSE);
+  writer.copy(buf, start, end - 1);
+  writer.write(ANSWERED_FALSE);
 }
 
 /**
@@ -100,13 +130,20 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
     const fields = store.spec.fieldsOf(store.keyOf(slot));
     return residual.every(([f, v]) => fields[f] === v);
   };
-  // The next item that belongs in this answer, kept until it is taken.
+  // The next item that belongs in this answer, kept until it is taken; slots come in batches.
   let slot = -2;
+  let batchLength = 0;
+  let batchAt = 0;
   let o: OutOfShapeKey | undefined | null = null;
   const peekEntry = (): number => {
-    if (slot === -2) {
-      do slot = scan.next();
-      while (slot >= 0 && !matches(slot));
+    while (slot === -2) {
+      if (batchAt === batchLength) {
+        batchLength = scan.fill(batch);
+        batchAt = 0;
+        if (batchLength === 0) return (slot = -1);
+      }
+      const s = batch[batchAt++] as number;
+      if (matches(s)) slot = s;
     }
     return slot;
   };
@@ -120,6 +157,8 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
 
   const head = `{"what":"${req.what}","revision":${store.revision},"entries":[`;
   writer.truncate(0);
+  run.seg = -1;
+  run.buf = undefined;
   let entries = 0;
   const oosParts: string[] = [];
   let used = Buffer.byteLength(head) + TAIL_EMPTY;
@@ -143,16 +182,14 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
     const comma = (takeEntry ? entries : oosParts.length) > 0 ? 1 : 0;
     let bytes: number;
     let oosText: string | undefined;
-    const mark = writer.length;
-    if (takeEntry) {
-      if (comma) writer.write(",");
-      bytes = writeEntry(store, e, unanswered);
-    } else {
+    // `answered:false` (needs) where the registry does not answer the entry's kind; usually no kind is unanswered and none is read.
+    const flagged = takeEntry && unanswered.length > 0 && unanswered.includes(store.kindOfSlot(e));
+    if (takeEntry) bytes = store.jsonBytes(e) + (flagged ? ANSWERED_FALSE.length - 1 : 0);
+    else {
       oosText = (x as OutOfShapeKey).json;
       bytes = (x as OutOfShapeKey).bytes;
     }
     if (!nextFits(takeEntry ? e : (x as OutOfShapeKey).key, keyLength, ctx.maxBytes - used - comma - bytes)) {
-      writer.truncate(mark);
       if (lastSlot >= 0 || last !== undefined) {
         next = lastKey();
         break;
@@ -160,6 +197,9 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
       // Alone on a page and still too large: answer the entry without its value.
       if (takeEntry) bytes = writer.write(tooLargeText(store.view(e)));
       else bytes = Buffer.byteLength((oosText = JSON.stringify({ key: (x as OutOfShapeKey).key, reason: "out of shape (reason too large to answer)" })));
+    } else if (takeEntry) {
+      if (flagged) addUnanswered(store, e, entries === 0);
+      else addEntry(store, e, entries === 0);
     }
     if (takeEntry) {
       entries++;
@@ -174,6 +214,7 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
     used += comma + bytes;
   }
 
+  flushRun();
   let tail = `],"outOfShape":[` + oosParts.join(",") + "]";
   if (next !== undefined) tail += `,"next":${JSON.stringify(next)}`;
   tail += "}";

@@ -21,6 +21,12 @@ export class PageWriter {
     return n;
   }
 
+  /** Append one byte (a comma between entries). */
+  byte(b: number): void {
+    if (this.length === this.buf.length) this.reserve(1);
+    this.buf[this.length++] = b;
+  }
+
   /** Append `end - start` bytes of `src`; returns how many. */
   copy(src: Buffer, start: number, end: number): number {
     const n = end - start;
