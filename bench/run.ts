@@ -24,7 +24,7 @@ import { VERB_SUBJECT } from "../src/verb/service.js";
 import { connectBench, ECHO_SUBJECT, median, nodeCount, PROBE_NODE, round, summarize } from "./common.js";
 import { killAllNow, ROOT, spawnAnchor, stopAll } from "./children.js";
 import { ensureServiceBuckets, loadNeeds, openNeeds } from "./load.js";
-import { interleavedLatency, jsonBody, latencyOver, throughput } from "./measure.js";
+import { cyclingTarget, fixedTarget, interleavedLatency, jsonBody, needsBodies, throughput } from "./measure.js";
 import { putPhase } from "./put-phase.js";
 import { machine, machineLines, markdownTable, writeJson } from "./report.js";
 import { buildRows, type Measured } from "./rows.js";
@@ -122,8 +122,8 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
   const echo = spawnAnchor("echo.js", [server.url, answerBytes]);
   await echo.result(15_000, "ready line");
 
-  const service = { subject: VERB_SUBJECT, body: probeBody };
-  const echoT = { subject: ECHO_SUBJECT, body: probeBody };
+  const service = fixedTarget(VERB_SUBJECT, probeBody);
+  const echoT = fixedTarget(ECHO_SUBJECT, probeBody);
   log(`latency, 1 in flight: ${phase.latencyCount} requests each, interleaved with the echo`);
   const [lService, lEcho] = await interleavedLatency(nc, [service, echoT], {
     count: phase.latencyCount,
@@ -132,8 +132,12 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
     timeoutMs: 120_000,
   });
   log(`latency, a different node each request (answers not cached yet): ${phase.uncachedNodes} requests`);
-  const nodesBodies = Array.from({ length: phase.uncachedNodes }, (_, i) => jsonBody({ what: "needs", node: `n${i}` }));
-  const lUncached = await latencyOver(nc, VERB_SUBJECT, nodesBodies, 120_000);
+  const [lUncached] = await interleavedLatency(nc, [cyclingTarget(VERB_SUBJECT, needsBodies(phase.uncachedNodes), 0)], {
+    count: phase.uncachedNodes,
+    warmup: 0,
+    blocks: 1,
+    timeoutMs: 120_000,
+  });
 
   log(`throughput, 64 in flight, ${phase.throughputMs} ms each, ${flags.runs} round(s)`);
   const tService: number[] = [];
@@ -177,7 +181,7 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
 
   const measured: Measured = {
     sync,
-    latency: { service: lService!, echo: lEcho!, uncached: lUncached },
+    latency: { service: lService!, echo: lEcho!, uncached: lUncached! },
     throughput: { service: tService, echo: tEcho, errors: tErrors },
     clientWay,
     putVisible,
@@ -198,8 +202,8 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
     latencyMs: {
       service: summarize(lService!.ms),
       echo: summarize(lEcho!.ms),
-      uncached: summarize(lUncached.ms),
-      errors: { service: lService!.errors, echo: lEcho!.errors, uncached: lUncached.errors },
+      uncached: summarize(lUncached!.ms),
+      errors: { service: lService!.errors, echo: lEcho!.errors, uncached: lUncached!.errors },
     },
     throughput: { service: tService, echo: tEcho, medianService: median(tService), medianEcho: median(tEcho), errors: tErrors },
     clientWay,
