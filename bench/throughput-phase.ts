@@ -15,7 +15,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { VERB_SUBJECT } from "../src/verb/service.js";
 import { ECHO_SUBJECT } from "./common.js";
 import { cyclingTarget, fixedTarget, throughput, type Target } from "./measure.js";
-import { startTicker } from "./revision-ticker.js";
+import { bumpRevision, startTicker } from "./revision-ticker.js";
 import { tallySince, verbTally, type VerbTally } from "./verb-tally.js";
 
 export const IN_FLIGHT = 64;
@@ -65,6 +65,8 @@ export async function uncachedThroughput(
   durationMs: number,
 ): Promise<ThroughputRounds> {
   const offsets = Array.from({ length: rounds }, () => Math.floor(Math.random() * bodies.length));
+  // A new revision first: nothing answered before (the probe node's cached answer) can match.
+  await bumpRevision(nc, kv, VERB_SUBJECT);
   const before = await verbTally(nc, 1);
   const ticker = startTicker(kv);
   let out: ThroughputRounds;

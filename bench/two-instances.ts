@@ -15,7 +15,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { VERB_SUBJECT } from "../src/verb/service.js";
 import { logTime, spawnService, SYNCED_MSG } from "./children.js";
 import { cyclingTarget, throughput } from "./measure.js";
-import { startTicker } from "./revision-ticker.js";
+import { bumpRevision, startTicker } from "./revision-ticker.js";
 import { IN_FLIGHT } from "./throughput-phase.js";
 import { tallySince, verbTally, type VerbTally } from "./verb-tally.js";
 
@@ -51,6 +51,8 @@ export interface TwoInstancesOptions {
 
 /** `rounds` measured rounds against however many instances run now. */
 async function measure(o: TwoInstancesOptions, instances: number): Promise<Instances> {
+  // A new revision first: the answers of the warm-up (or of an earlier phase) can no longer match.
+  if (!(await bumpRevision(o.nc, o.kv, VERB_SUBJECT))) o.log("warning: could not move the revision before measuring; some answers may come from the cache");
   const before = await verbTally(o.nc, instances);
   const ticker = startTicker(o.kv);
   const out: Instances = { perSecond: [], errors: 0, verb: before, ticker: { puts: 0, errors: 0 } };
