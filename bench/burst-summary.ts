@@ -18,6 +18,14 @@ export interface BurstSummary {
   /** Median latency of the asks before the burst, ms. */
   idleMedianMs: number;
   idleAsks: number;
+  /**
+   * Idle asks that were themselves over IDLE_FACTOR x the idle median: how
+   * often an ask is that slow with no burst at all, so how likely one such
+   * ask late in the window is to set back `backToIdleMs` by noise alone.
+   */
+  idleAsksOverFactor: number;
+  /** Asks after the last ack not idle-fast (over IDLE_FACTOR x the idle median, or not a 200), of `latencyAfterMs.n`. */
+  afterAsksOverFactor: number;
   /** Asks sent from the first put to the last put's ack. */
   duringBurst: number;
   /** Longest latency of those (a timed-out ask counts its timeout), ms. */
@@ -59,6 +67,8 @@ export function summarizeBurst(idle: readonly Ask[], asks: readonly Ask[], lastA
   return {
     idleMedianMs,
     idleAsks: idle.length,
+    idleAsksOverFactor: idle.filter((a) => a.ms > IDLE_FACTOR * idleMedianMs).length,
+    afterAsksOverFactor: after.filter((a) => !idleAgain(a)).length,
     duringBurst: during.length,
     longestDuringBurstMs: during.length ? Math.max(...during.map((a) => a.ms)) : Number.NaN,
     notAnsweredWithin1s: asks.filter(late).length,

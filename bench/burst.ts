@@ -123,7 +123,8 @@ export async function burstPhase(o: BurstOptions): Promise<BurstResult> {
     const summary = summarizeBurst(idle, asks, lastAckAt);
     o.log(
       `burst: ${summary.duringBurst} asks during it, longest ${summary.longestDuringBurstMs.toFixed(1)} ms, ${summary.notAnsweredWithin1s} not answered within 1 s;` +
-        ` idle median ${summary.idleMedianMs.toFixed(2)} ms; back to idle ${summary.backToIdleMs.toFixed(0)} ms after the last ack` +
+        ` idle median ${summary.idleMedianMs.toFixed(2)} ms (${summary.idleAsksOverFactor} of ${summary.idleAsks} idle asks over 2x it);` +
+        ` back to idle ${summary.backToIdleMs.toFixed(0)} ms after the last ack (${summary.afterAsksOverFactor} of ${summary.latencyAfterMs.n} asks after it over 2x)` +
         (gc ? `; the service ran ${gc.markCompact} mark-compacts (longest ${gc.longestMarkCompactMs} ms), ${gc.scavenge} scavenges (longest ${gc.longestScavengeMs} ms)` : ""),
     );
     return {

@@ -31,6 +31,14 @@ function burstRows(m: Measured): Row[] {
       target: CONTEXT,
       check: undefined,
     }),
+    row({
+      metric: `${label}: asks over 2x idle p50, of ${s.latencyAfterMs.n} after it (baseline: of ${s.idleAsks} idle asks)`,
+      unit: "",
+      service: s.afterAsksOverFactor,
+      baseline: s.idleAsksOverFactor,
+      target: CONTEXT,
+      check: undefined,
+    }),
     row({ metric: `${label}: puts/s (${b.putErrors} failed), first put -> last ack ${(b.putMs / 1000).toFixed(1)} s`, unit: "puts/s", service: b.putsPerSecond, target: CONTEXT, check: undefined }),
   ];
 }
