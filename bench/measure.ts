@@ -10,23 +10,40 @@ import { KEYS_PER_NODE, sleep, valueOf } from "./common.js";
 
 export interface Target {
   readonly subject: string;
-  readonly body: Uint8Array;
+  /** The body of this target's request number i (0, 1, 2, …): pre-encoded, so asking encodes nothing. */
+  readonly bodyOf: (i: number) => Uint8Array;
 }
 
 const REQUEST_TIMEOUT_MS = 10_000;
 const enc = new TextEncoder();
 export const jsonBody = (obj: unknown): Uint8Array => enc.encode(JSON.stringify(obj));
 
-function isServiceError(m: Msg): boolean {
-  return m.headers?.get("Nats-Service-Error-Code") ? true : false;
+/** The same body every time. */
+export const fixedTarget = (subject: string, body: Uint8Array): Target => ({ subject, bodyOf: () => body });
+
+/** The bodies in turn from `offset`, round and round. */
+export function cyclingTarget(subject: string, bodies: readonly Uint8Array[], offset: number): Target {
+  if (bodies.length === 0) throw new Error("cyclingTarget needs at least one body");
+  const n = bodies.length;
+  const start = ((offset % n) + n) % n;
+  return { subject, bodyOf: (i) => bodies[(start + i) % n]! };
+}
+
+/** `{"what":"needs","node":"n<i>"}` for every node n0 … n<nodes-1>, encoded once. */
+export const needsBodies = (nodes: number): Uint8Array[] => Array.from({ length: nodes }, (_, i) => jsonBody({ what: "needs", node: `n${i}` }));
+
+/** The service's error code of a reply (Nats-Service-Error-Code), or undefined for an answer. */
+export function serviceErrorCode(m: Msg): number | undefined {
+  const code = m.headers?.get("Nats-Service-Error-Code");
+  return code ? Number(code) : undefined;
 }
 
 /** One request; its time in ms, or undefined when it failed. */
-async function timed(nc: NatsConnection, t: Target): Promise<number | undefined> {
+async function timed(nc: NatsConnection, subject: string, body: Uint8Array): Promise<number | undefined> {
   const t0 = performance.now();
   try {
-    const m = await nc.request(t.subject, t.body, { timeout: REQUEST_TIMEOUT_MS });
-    return isServiceError(m) ? undefined : performance.now() - t0;
+    const m = await nc.request(subject, body, { timeout: REQUEST_TIMEOUT_MS });
+    return serviceErrorCode(m) !== undefined ? undefined : performance.now() - t0;
   } catch {
     return undefined;
   }
@@ -41,6 +58,8 @@ export interface LatencySamples {
  * Latency with one request in flight for several targets, interleaved in
  * blocks (A, B, A, B, …) so that a burst of load from someone else on the
  * machine hits every target alike. `warmup` requests per target go first.
+ * Each target's requests take its bodies in order (warm-up included), so two
+ * targets given the same sequence ask the same things in the same order.
  */
 export async function interleavedLatency(
   nc: NatsConnection,
@@ -48,32 +67,23 @@ export async function interleavedLatency(
   opts: { count: number; warmup: number; blocks: number; timeoutMs: number },
 ): Promise<LatencySamples[]> {
   const out = targets.map((): LatencySamples => ({ ms: [], errors: 0 }));
+  const sent = targets.map(() => 0);
   const deadline = Date.now() + opts.timeoutMs;
-  for (const t of targets) for (let i = 0; i < opts.warmup && Date.now() < deadline; i++) await timed(nc, t);
+  const ask = (ti: number): Promise<number | undefined> => {
+    const t = targets[ti]!;
+    return timed(nc, t.subject, t.bodyOf(sent[ti]!++));
+  };
+  for (let ti = 0; ti < targets.length; ti++) for (let i = 0; i < opts.warmup && Date.now() < deadline; i++) await ask(ti);
   const perBlock = Math.max(1, Math.ceil(opts.count / opts.blocks));
   for (let b = 0; b < opts.blocks && Date.now() < deadline; b++) {
     for (let ti = 0; ti < targets.length; ti++) {
-      const t = targets[ti]!;
       const o = out[ti]!;
-      for (let i = 0; i < perBlock && o.ms.length < opts.count && Date.now() < deadline; i++) {
-        const ms = await timed(nc, t);
+      for (let i = 0; i < perBlock && o.ms.length + o.errors < opts.count && Date.now() < deadline; i++) {
+        const ms = await ask(ti);
         if (ms === undefined) o.errors++;
         else o.ms.push(ms);
       }
     }
-  }
-  return out;
-}
-
-/** Latency of one request for each body in turn (e.g. a different node each time). */
-export async function latencyOver(nc: NatsConnection, subject: string, bodies: readonly Uint8Array[], timeoutMs: number): Promise<LatencySamples> {
-  const out: LatencySamples = { ms: [], errors: 0 };
-  const deadline = Date.now() + timeoutMs;
-  for (const body of bodies) {
-    if (Date.now() > deadline) break;
-    const ms = await timed(nc, { subject, body });
-    if (ms === undefined) out.errors++;
-    else out.ms.push(ms);
   }
   return out;
 }
@@ -85,16 +95,21 @@ export interface Throughput {
   ms: number;
 }
 
-/** Requests per second with `inFlight` requests outstanding for `durationMs`. */
+/**
+ * Requests per second with `inFlight` requests outstanding for `durationMs`.
+ * Request number i (counted across all of them, in the order they are sent)
+ * carries `t.bodyOf(i)`.
+ */
 export async function throughput(nc: NatsConnection, t: Target, inFlight: number, durationMs: number): Promise<Throughput> {
   let completed = 0;
   let errors = 0;
+  let next = 0;
   const t0 = performance.now();
   const end = t0 + durationMs;
   const worker = async (): Promise<void> => {
     // Bounded by time; a worker whose requests all fail still stops at the end.
     while (performance.now() < end) {
-      if ((await timed(nc, t)) === undefined) errors++;
+      if ((await timed(nc, t.subject, t.bodyOf(next++))) === undefined) errors++;
       else completed++;
     }
   };
@@ -143,7 +158,7 @@ export async function putToVisible(
       res.ackMs.push(acked - t0);
       const body = opts.bodyOf ? opts.bodyOf(node, revision) : jsonBody({ what: "needs", node, minRevision: revision });
       const m = await nc.request(verbSubject, body, { timeout: REQUEST_TIMEOUT_MS });
-      if (isServiceError(m) || m.data.length === 0) res.errors++;
+      if (serviceErrorCode(m) !== undefined || m.data.length === 0) res.errors++;
       else {
         const answered = performance.now();
         res.visibleMs.push(answered - t0);

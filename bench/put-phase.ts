@@ -2,22 +2,25 @@
  * The put -> visible phase: the service and the bare watch+reply anchor,
  * each asked for every put right after its ack, in alternating rounds after
  * one unmeasured warm-up round each. With `traceGc` (the service started
- * with node's --trace-gc) the service's collections are counted per round.
+ * with node's --trace-gc) the service's collections are counted in every
+ * measured round, its own and the anchor's (it applies the same puts through
+ * both), with the longest pause of each kind.
  */
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { VERB_SUBJECT } from "../src/verb/service.js";
 import { spawnAnchor, type Child } from "./children.js";
 import { VISIBLE_SUBJECT } from "./common.js";
+import { addGc, emptyGcWindow, parseGcLine, type GcWindow } from "./gc-trace.js";
 import { jsonBody, putToVisible, type PutVisible } from "./measure.js";
 
 const WARM_UP_MS = 2000;
-const MAX_OUTSTANDING = 500;
 
-export interface GcCount {
-  markCompact: number;
-  scavenge: number;
+/** The service's collections during one measured round (its own, or the bare anchor's: it applies the same puts through both). */
+export interface GcRound extends GcWindow {
+  round: "service" | "bare";
 }
+const MAX_OUTSTANDING = 500;
 
 export interface PutPhaseOptions {
   readonly nc: NatsConnection;
@@ -35,16 +38,18 @@ export interface PutPhaseOptions {
   readonly log: (line: string) => void;
 }
 
-export async function putPhase(o: PutPhaseOptions): Promise<{ putVisible: { service: PutVisible[]; bare: PutVisible[] }; gcPerRound: GcCount[] }> {
+export async function putPhase(o: PutPhaseOptions): Promise<{ putVisible: { service: PutVisible[]; bare: PutVisible[] }; gcPerRound: GcRound[] }> {
   o.log(`put -> visible: ${o.rate} puts/s for ${o.roundMs} ms, ${o.rounds} round(s) each, alternating with the bare watch+reply`);
   const bare = spawnAnchor("bare-visible.js", [o.serverUrl, o.answerBytes]);
   await bare.result(o.readyTimeoutMs, "ready line");
   try {
-    const seen: GcCount = { markCompact: 0, scavenge: 0 };
+    // Where the service's collections go: a fresh window for each measured round (both sides'), none during the warm-up.
+    let window: GcWindow | undefined;
     if (o.traceGc) {
       o.service.onAnyLine = (_stream, line) => {
-        if (line.includes(": Mark-Compact ")) seen.markCompact++;
-        else if (line.includes(": Scavenge ")) seen.scavenge++;
+        if (window === undefined) return;
+        const e = parseGcLine(line);
+        if (e) addGc(window, e);
       };
     }
     const round = (who: "service" | "bare", durationMs: number): Promise<PutVisible> =>
@@ -61,17 +66,18 @@ export async function putPhase(o: PutPhaseOptions): Promise<{ putVisible: { serv
     for (const who of ["bare", "service"] as const) await round(who, Math.min(WARM_UP_MS, o.roundMs));
 
     const putVisible = { service: [] as PutVisible[], bare: [] as PutVisible[] };
-    const gcPerRound: GcCount[] = [];
+    const gcPerRound: GcRound[] = [];
     for (let r = 0; r < o.rounds; r++) {
       for (const who of r % 2 === 0 ? (["bare", "service"] as const) : (["service", "bare"] as const)) {
-        const before = { ...seen };
+        if (o.traceGc) window = emptyGcWindow();
         const res = await round(who, o.roundMs);
         putVisible[who].push(res);
         let gcNote = "";
-        if (o.traceGc && who === "service") {
-          const gc = { markCompact: seen.markCompact - before.markCompact, scavenge: seen.scavenge - before.scavenge };
-          gcPerRound.push(gc);
-          gcNote = `; the service ran ${gc.markCompact} mark-compacts, ${gc.scavenge} scavenges`;
+        if (window !== undefined) {
+          const gc = window;
+          window = undefined;
+          gcPerRound.push({ round: who, ...gc });
+          gcNote = `; the service ran ${gc.markCompact} mark-compacts (longest ${gc.longestMarkCompactMs} ms), ${gc.scavenge} scavenges (longest ${gc.longestScavengeMs} ms)`;
         }
         o.log(`put -> visible, ${who}: ${res.visibleMs.length} answered, ${res.errors} errors, ${res.skipped} skipped, ${res.achievedPerSecond.toFixed(0)} puts/s${gcNote}`);
       }

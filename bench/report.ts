@@ -67,6 +67,8 @@ export function row(r: Omit<Row, "ok">): Row {
 
 const fmt = (x: number | undefined, unit = ""): string => {
   if (x === undefined || !Number.isFinite(x)) return "—";
+  // Counts (asks, hits) print as they are; so does any whole figure (2 ms, not 2.00 ms).
+  if (Number.isInteger(x)) return `${x}${unit ? ` ${unit}` : ""}`;
   const digits = Math.abs(x) >= 100 ? 0 : Math.abs(x) >= 10 ? 1 : Math.abs(x) >= 1 ? 2 : 3;
   return `${x.toFixed(digits)}${unit ? ` ${unit}` : ""}`;
 };

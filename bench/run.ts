@@ -4,31 +4,45 @@
  *   npm run bench                       100k keys, 3 runs
  *   npm run bench -- --keys 1000000     1M keys
  *   npm run bench -- --quick            10k keys, 1 run, short phases (checks the harness)
- *   flags: --keys N  --runs R  --out FILE  --quick  --trace-gc
+ *   flags: --keys N  --runs R  --out FILE  --quick
  *          --cpu-prof (profiles of the service and the bare watch into
  *            bench-results/prof-<stamp>/; the figures of such a run are not clean)
  *          --put-rate P (puts per second of the put -> visible phase, default 1000)
+ *          --burst N (new keys in the burst phase; default 300k below 1M keys,
+ *            100k from 1M, 20k with --quick; 0 skips it)
  *          --service-node-flags "F" (extra node flags for the service, e.g. to try GC settings)
- *          --trace-gc (the service runs with node's --trace-gc; the garbage
- *            collections it ran in each put -> visible round are counted)
+ *          --trace-gc (the service runs with node's --trace-gc; its garbage
+ *            collections in each put -> visible round and in the burst are
+ *            counted, with the longest pause)
  *
  * It starts a private nats-server, loads N needs, then runs the service and
- * the anchors (bare watch, echo of the same size, keys + gets) as separate
- * processes, prints a table of medians and ratios and writes it all as JSON.
+ * the anchors (bare watch, echo of the same size, keys + gets, bare
+ * watch+reply) as separate processes, prints a table of medians and ratios
+ * and writes it all as JSON. The phases, in order: first sync and memory;
+ * latency and throughput against the echo, cached and uncached; two
+ * instances against one; keys + gets; put -> visible; the burst of new keys.
  */
 import { join } from "node:path";
 import { loadavg } from "node:os";
+import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { startNatsServer, type RunningNatsServer } from "../src/embedded/nats-server.js";
 import { VERB_SUBJECT } from "../src/verb/service.js";
-import { connectBench, ECHO_SUBJECT, median, nodeCount, PROBE_NODE, round, summarize } from "./common.js";
+import { burstPhase } from "./burst.js";
+import { connectBench, ECHO_SUBJECT, nodeCount, PROBE_NODE, round } from "./common.js";
 import { killAllNow, ROOT, spawnAnchor, stopAll } from "./children.js";
 import { ensureServiceBuckets, loadNeeds, openNeeds } from "./load.js";
-import { interleavedLatency, jsonBody, latencyOver, throughput } from "./measure.js";
+import type { Measured } from "./measured.js";
+import { cyclingTarget, fixedTarget, interleavedLatency, jsonBody, needsBodies } from "./measure.js";
 import { putPhase } from "./put-phase.js";
 import { machine, machineLines, markdownTable, writeJson } from "./report.js";
-import { buildRows, type Measured } from "./rows.js";
+import { resultsJson } from "./results-json.js";
+import { bumpRevision } from "./revision-ticker.js";
+import { buildRows } from "./rows.js";
 import { syncRuns } from "./sync.js";
+import { cachedThroughput, uncachedThroughput } from "./throughput-phase.js";
+import { twoInstances } from "./two-instances.js";
+import { tallySince, verbTally } from "./verb-tally.js";
 
 interface Flags {
   keys: number;
@@ -39,15 +53,17 @@ interface Flags {
   traceGc: boolean;
   serviceNodeFlags: string[];
   putRate: number;
+  /** New keys in the burst phase; undefined: the default for the size. */
+  burst: number | undefined;
 }
 
-const USAGE = "usage: npm run bench -- [--keys N] [--runs R] [--out FILE] [--quick] [--cpu-prof] [--put-rate P] [--trace-gc] [--service-node-flags F]";
+const USAGE = "usage: npm run bench -- [--keys N] [--runs R] [--out FILE] [--quick] [--cpu-prof] [--put-rate P] [--burst N] [--trace-gc] [--service-node-flags F]";
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 
 class UsageError extends Error {}
 
 function parseFlags(argv: readonly string[]): Flags {
-  const f: Flags = { keys: 100_000, runs: 3, out: join(ROOT, "bench-results", `${stamp}.json`), quick: false, cpuProf: false, traceGc: false, serviceNodeFlags: [], putRate: 1000 };
+  const f: Flags = { keys: 100_000, runs: 3, out: join(ROOT, "bench-results", `${stamp}.json`), quick: false, cpuProf: false, traceGc: false, serviceNodeFlags: [], putRate: 1000, burst: undefined };
   let keysSet = false;
   let runsSet = false;
   const intArg = (name: string, v: string | undefined, min: number, max: number): number => {
@@ -61,6 +77,7 @@ function parseFlags(argv: readonly string[]): Flags {
     if (a === "--keys") (f.keys = intArg(a, argv[++i], 1800, 5_000_000)), (keysSet = true);
     else if (a === "--runs") (f.runs = intArg(a, argv[++i], 1, 20)), (runsSet = true);
     else if (a === "--put-rate") f.putRate = intArg(a, argv[++i], 1, 20_000);
+    else if (a === "--burst") f.burst = intArg(a, argv[++i], 0, 5_000_000);
     else if (a === "--out") f.out = argv[++i] ?? "";
     else if (a === "--quick") f.quick = true;
     else if (a === "--cpu-prof") f.cpuProf = true;
@@ -87,14 +104,16 @@ const log = (s: string): void => {
 async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: NatsConnection }): Promise<void> {
   const m = machine();
   const q = flags.quick;
+  const nodes = nodeCount(flags.keys);
   const phase = {
     latencyCount: q ? 300 : 3000,
     warmup: q ? 50 : 300,
-    uncachedNodes: Math.min(nodeCount(flags.keys), q ? 100 : 1000),
+    uncachedNodes: Math.min(nodes, flags.keys >= 1_000_000 ? 3000 : 1000),
     throughputMs: q ? 1000 : 5000,
     clientRuns: q ? 2 : 5,
     putRate: flags.putRate,
     putMs: q ? 1000 : 5000,
+    burst: flags.burst ?? (q ? 20_000 : flags.keys < 1_000_000 ? 300_000 : 100_000),
   };
   log(machineLines(m, flags.keys, flags.runs));
 
@@ -110,7 +129,8 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
   const profFlags = flags.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
   const syncTimeoutMs = 60_000 + flags.keys / 2;
   log(`first sync and memory, ${flags.runs} run(s): bare watch and service one after the other`);
-  const sync = await syncRuns(server.url, flags.runs, { timeoutMs: syncTimeoutMs, serviceFlags: [...profFlags, ...flags.serviceNodeFlags, ...(flags.traceGc ? ["--trace-gc"] : [])], bareFlags: profFlags, log });
+  const serviceFlags = [...profFlags, ...flags.serviceNodeFlags, ...(flags.traceGc ? ["--trace-gc"] : [])];
+  const sync = await syncRuns(server.url, flags.runs, { timeoutMs: syncTimeoutMs, serviceFlags, bareFlags: profFlags, log });
 
   // The size of the answer for one node's needs: the echo answers with as many bytes.
   const probeBody = jsonBody({ what: "needs", node: PROBE_NODE });
@@ -122,33 +142,26 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
   const echo = spawnAnchor("echo.js", [server.url, answerBytes]);
   await echo.result(15_000, "ready line");
 
-  const service = { subject: VERB_SUBJECT, body: probeBody };
-  const echoT = { subject: ECHO_SUBJECT, body: probeBody };
   log(`latency, 1 in flight: ${phase.latencyCount} requests each, interleaved with the echo`);
-  const [lService, lEcho] = await interleavedLatency(nc, [service, echoT], {
+  const [lService, lEcho] = await interleavedLatency(nc, [fixedTarget(VERB_SUBJECT, probeBody), fixedTarget(ECHO_SUBJECT, probeBody)], {
     count: phase.latencyCount,
     warmup: phase.warmup,
     blocks: 6,
     timeoutMs: 120_000,
   });
-  log(`latency, a different node each request (answers not cached yet): ${phase.uncachedNodes} requests`);
-  const nodesBodies = Array.from({ length: phase.uncachedNodes }, (_, i) => jsonBody({ what: "needs", node: `n${i}` }));
-  const lUncached = await latencyOver(nc, VERB_SUBJECT, nodesBodies, 120_000);
+  const bodies = needsBodies(nodes);
+  const uncached = await uncachedLatency(nc, kv, bodies, phase.uncachedNodes);
 
-  log(`throughput, 64 in flight, ${phase.throughputMs} ms each, ${flags.runs} round(s)`);
-  const tService: number[] = [];
-  const tEcho: number[] = [];
-  const tErrors = { service: 0, echo: 0 };
-  for (let r = 0; r < flags.runs; r++) {
-    const pair = r % 2 === 0 ? ([echoT, service] as const) : ([service, echoT] as const);
-    for (const t of pair) {
-      const res = await throughput(nc, t, 64, phase.throughputMs);
-      (t === service ? tService : tEcho).push(res.perSecond);
-      tErrors[t === service ? "service" : "echo"] += res.errors;
-    }
-  }
-  log(`throughput: service ${tService.map((x) => x.toFixed(0)).join(", ")}; echo ${tEcho.map((x) => x.toFixed(0)).join(", ")} req/s`);
+  // Nodes recur in the throughput rounds: no request may be served from the service's cache (see revision-ticker.ts).
+  log(`throughput, 64 in flight, ${phase.throughputMs} ms each, ${flags.runs} round(s): the same node (cached), then a new node each request`);
+  const tCached = await cachedThroughput(nc, probeBody, flags.runs, phase.throughputMs);
+  const tUncached = await uncachedThroughput(nc, kv, bodies, flags.runs, phase.throughputMs);
+  const perSec = (xs: number[]): string => xs.map((x) => x.toFixed(0)).join(", ");
+  log(`throughput, cached: service ${perSec(tCached.service)}; echo ${perSec(tCached.echo)} req/s`);
+  log(`throughput, uncached: service ${perSec(tUncached.service)}; echo ${perSec(tUncached.echo)} req/s; cache hits ${tUncached.verb?.cacheHits} of ${tUncached.verb?.requests}`);
   await echo.stop();
+
+  const two = await twoInstances({ nc, kv, serverUrl: server.url, bodies, rounds: flags.runs, durationMs: phase.throughputMs, serviceFlags: flags.serviceNodeFlags, syncTimeoutMs, log });
 
   log(`the client way: keys("${PROBE_NODE}.>") and a get per key, ${phase.clientRuns} runs`);
   const cw = spawnAnchor("client-way.js", [server.url, PROBE_NODE, phase.clientRuns]);
@@ -170,6 +183,11 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
     log,
   });
 
+  const burst =
+    phase.burst > 0
+      ? await burstPhase({ nc, kv, service: sync.service$, keys: flags.keys, count: phase.burst, bodies, traceGc: flags.traceGc, timeoutMs: 60_000 + phase.burst * 2, log })
+      : undefined;
+
   await sync.service$.stop();
   m.loadAvgAtEnd = loadavg().map((x) => round(x, 2));
   const loads = phases.map((p) => p.load1);
@@ -177,44 +195,42 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
 
   const measured: Measured = {
     sync,
-    latency: { service: lService!, echo: lEcho!, uncached: lUncached },
-    throughput: { service: tService, echo: tEcho, errors: tErrors },
+    latency: { cached: { service: lService!, echo: lEcho! }, uncached },
+    throughput: { cached: tCached, uncached: tUncached },
     clientWay,
     putVisible,
+    gcPerRound: flags.traceGc ? gcPerRound : undefined,
+    burst,
+    twoInstances: two,
     answerBytes,
     putRate: phase.putRate,
   };
   const rows = buildRows(measured);
   const table = markdownTable(rows);
   process.stdout.write(`\n${machineLines(m, flags.keys, flags.runs)}\n\n${table}\n\n`);
-  writeJson(flags.out, {
-    tool: "mesh-provisioner bench",
-    date: new Date().toISOString(),
-    machine: m,
-    config: { ...flags, phase },
-    load,
-    answer: { node: PROBE_NODE, entries: answer.entries.length, bytes: answerBytes },
-    sync: { service: sync.service, bareWatch: sync.bareWatch },
-    latencyMs: {
-      service: summarize(lService!.ms),
-      echo: summarize(lEcho!.ms),
-      uncached: summarize(lUncached.ms),
-      errors: { service: lService!.errors, echo: lEcho!.errors, uncached: lUncached.errors },
-    },
-    throughput: { service: tService, echo: tEcho, medianService: median(tService), medianEcho: median(tEcho), errors: tErrors },
-    clientWay,
-    serviceGcPerPutRound: flags.traceGc ? gcPerRound : undefined,
-    putVisible: Object.fromEntries(
-      (["service", "bare"] as const).map((who) => [
-        who,
-        putVisible[who].map((r) => ({ ...r, visibleMs: summarize(r.visibleMs), ackMs: summarize(r.ackMs), afterAckMs: summarize(r.afterAckMs) })),
-      ]),
-    ),
-    rows,
-    table,
-    phases,
-  });
+  writeJson(flags.out, resultsJson({ machine: m, config: { ...flags, phase }, load, answer: { node: PROBE_NODE, entries: answer.entries.length, bytes: answerBytes }, measured, rows, table, phases }));
   log(`results written to ${flags.out}${flags.cpuProf ? `; CPU profiles in ${profDir}` : ""}`);
+}
+
+/**
+ * p50/p99 of uncached answers against the echo: `count` nodes from a random
+ * offset, each asked once, the same sequence for both sides, interleaved in
+ * blocks. A new revision first, so no answer cached earlier matches.
+ */
+async function uncachedLatency(nc: NatsConnection, kv: KV, bodies: readonly Uint8Array[], count: number): Promise<Measured["latency"]["uncached"]> {
+  log(`latency, 1 in flight, a new node each request (uncached): ${count} nodes, interleaved with the echo asked the same nodes`);
+  if (!(await bumpRevision(nc, kv, VERB_SUBJECT))) log("warning: could not move the revision before the uncached latency; answers may come from the cache");
+  const offset = Math.floor(Math.random() * bodies.length);
+  const before = await verbTally(nc, 1);
+  const [service, echo] = await interleavedLatency(nc, [cyclingTarget(VERB_SUBJECT, bodies, offset), cyclingTarget(ECHO_SUBJECT, bodies, offset)], {
+    count,
+    warmup: 0,
+    blocks: 6,
+    timeoutMs: 120_000,
+  });
+  const verb = tallySince(before, await verbTally(nc, 1));
+  log(`latency, uncached: ${service!.ms.length} answers, ${service!.errors} errors; cache hits ${verb.cacheHits} of ${verb.requests}`);
+  return { service: service!, echo: echo!, nodes: count, verb };
 }
 
 async function cleanup(state: { server?: RunningNatsServer; nc?: NatsConnection }): Promise<void> {
