@@ -40,6 +40,16 @@ export interface VerbOptions {
   readonly observe?: (status: number, what: string, seconds: number) => void;
 }
 
+/** A request validated and ready to answer. */
+interface Prepared {
+  readonly req: VerbRequest;
+  /** Its canonical text (the answer cache's key, with the revisions). */
+  readonly key: string;
+  readonly projection: Projection;
+  /** It asks for a `minRevision` the projection has not reached yet. */
+  readonly wait: boolean;
+}
+
 export interface VerbCounters {
   requests: number;
   errors: number;
@@ -80,11 +90,7 @@ export class VerbService {
           return;
         }
         this.counters.requests++;
-        const started = performance.now();
-        this.handle(msg)
-          .catch((e: unknown) => ({ status: this.fail(msg, wrapError("INTERNAL", "the answer could not be built", e)), what: "unknown" }))
-          .then((outcome) => this.opts.observe?.(outcome.status, outcome.what, (performance.now() - started) / 1000))
-          .catch(() => undefined);
+        this.onRequest(msg, performance.now());
       },
       metadata: { description: "read-only: the registry and the node buckets, as projected" },
     });
@@ -129,20 +135,29 @@ export class VerbService {
    * another ring's worth of answers.
    */
   async answer(body: Uint8Array | string): Promise<Uint8Array> {
+    const p = this.prepare(body);
+    if (p.wait) await this.waitFor(p);
+    return this.page(p.req, p.key, p.projection);
+  }
+
+  /**
+   * Validate a request and check its projections can answer it (throws a
+   * ProvisionerError when not); `wait` says it must wait for `minRevision`.
+   */
+  private prepare(body: Uint8Array | string): Prepared {
     const text = typeof body === "string" ? body : this.decoder.decode(body);
     // A body with minRevision is all but unique (a new revision each time): keeping it would only evict the bodies that repeat.
     const keep = text.length <= 1024 && !text.includes("minRevision");
     let known = keep ? this.parsed.get(text) : undefined;
     if (known === undefined) {
-      const req = parseRequest(body);
+      const req = parseRequest(text);
       known = { req, key: requestKey(req) };
       if (keep) this.parsed.set(text, known);
     }
     const { req } = known;
-    const { projections, maxWaitMs } = this.opts;
+    const { projections } = this.opts;
     const projection = projections[req.what];
-    const needed = req.what === "needs" ? [projection, projections.registry] : [projection];
-    for (const p of needed) {
+    for (const p of req.what === "needs" ? [projection, projections.registry] : [projection]) {
       if (!p.isSynced) {
         throw new ProvisionerError(
           "NOT_SYNCED",
@@ -152,17 +167,19 @@ export class VerbService {
         );
       }
     }
-    if (req.minRevision !== undefined && projection.revision < req.minRevision) {
-      try {
-        await projection.waitForRevision(req.minRevision, maxWaitMs);
-      } catch {
-        throw new ProvisionerError(
-          "REVISION_TIMEOUT",
-          `the ${req.what} projection did not reach revision ${req.minRevision} within ${maxWaitMs} ms (it is at ${projection.revision})`,
-        );
-      }
+    return { req, key: known.key, projection, wait: req.minRevision !== undefined && projection.revision < req.minRevision };
+  }
+
+  private async waitFor({ req, projection }: Prepared): Promise<void> {
+    const { maxWaitMs } = this.opts;
+    try {
+      await projection.waitForRevision(req.minRevision as number, maxWaitMs);
+    } catch {
+      throw new ProvisionerError(
+        "REVISION_TIMEOUT",
+        `the ${req.what} projection did not reach revision ${req.minRevision} within ${maxWaitMs} ms (it is at ${projection.revision})`,
+      );
     }
-    return this.page(req, known.key, projection);
   }
 
   private page(req: VerbRequest, requestText: string, projection: Projection): Uint8Array {
@@ -188,22 +205,54 @@ export class VerbService {
     return page.bytes;
   }
 
-  private async handle(msg: ServiceMsg): Promise<{ status: number; what: string }> {
-    let bytes: Uint8Array;
-    let what = "unknown";
+  /**
+   * Answer one request. A request that need not wait is answered in this very
+   * call (no promise, no extra turn of the event loop); one that waits for
+   * `minRevision` is answered when the projection gets there.
+   */
+  private onRequest(msg: ServiceMsg, started: number): void {
+    let p: Prepared;
     try {
-      what = whatOf(msg.data);
-      bytes = await this.answer(msg.data);
+      p = this.prepare(msg.data);
     } catch (err) {
-      return { status: this.fail(msg, wrapError("INTERNAL", "the answer could not be built", err)), what };
+      this.done(msg, started, this.fail(msg, wrapError("INTERNAL", "the answer could not be built", err)));
+      return;
+    }
+    if (!p.wait) {
+      this.done(msg, started, this.reply(msg, p));
+      return;
+    }
+    this.waitFor(p).then(
+      () => this.done(msg, started, this.reply(msg, p)),
+      (err: unknown) => this.done(msg, started, this.fail(msg, wrapError("INTERNAL", "the answer could not be built", err))),
+    );
+  }
+
+  /** Build the page and send it; the status answered. */
+  private reply(msg: ServiceMsg, p: Prepared): number {
+    let bytes: Uint8Array;
+    try {
+      bytes = this.page(p.req, p.key, p.projection);
+    } catch (err) {
+      return this.fail(msg, wrapError("INTERNAL", "the answer could not be built", err));
     }
     const max = this.opts.nc.info?.max_payload ?? Number.POSITIVE_INFINITY;
     if (bytes.length > max) {
-      const err = new ProvisionerError("INTERNAL", `the answer (${bytes.length} bytes) is over the max payload (${max}); ask with a smaller limit`);
-      return { status: this.fail(msg, err), what };
+      return this.fail(msg, new ProvisionerError("INTERNAL", `the answer (${bytes.length} bytes) is over the max payload (${max}); ask with a smaller limit`));
     }
     this.respond(msg, () => msg.respond(bytes));
-    return { status: 200, what };
+    return 200;
+  }
+
+  /** Report an answered request to the metrics, if any. */
+  private done(msg: ServiceMsg, started: number, status: number): void {
+    const observe = this.opts.observe;
+    if (observe === undefined) return;
+    try {
+      observe(status, whatOf(msg.data), (performance.now() - started) / 1000);
+    } catch {
+      // metrics never stop an answer
+    }
   }
 
   private fail(msg: ServiceMsg, err: ProvisionerError): number {
@@ -226,9 +275,11 @@ export class VerbService {
   }
 }
 
+const headDecoder = new TextDecoder();
+
 /** The `what` of a request for metrics labels, without a second full parse: one of the four, "registry" when absent, else "invalid". */
 function whatOf(body: Uint8Array): string {
-  const text = new TextDecoder().decode(body.subarray(0, 256));
+  const text = headDecoder.decode(body.subarray(0, 256));
   const m = /"what"\s*:\s*"([^"]*)"/.exec(text);
   if (m === null) return text.includes('"what"') ? "invalid" : "registry";
   return ["registry", "needs", "applied", "collect"].includes(m[1] as string) ? (m[1] as string) : "invalid";
