@@ -87,3 +87,51 @@ test("property: collect entries keep their decoded collection name through updat
     { numRuns: 300 },
   );
 });
+
+test("property: paging any store with any limit and reply size gives every entry once, in order, each as stored, with answered:false where its kind is unanswered", () => {
+  fc.assert(
+    fc.property(
+      fc.array(fc.tuple(fc.integer({ min: 0, max: 80 }), fc.constantFrom("config", "secret", "port"), fc.option(fc.integer({ min: 0, max: 400 }), { freq: 5 })), { minLength: 1, maxLength: 400 }),
+      fc.subarray(["config", "secret", "port"]),
+      fc.integer({ min: 1, max: 30 }),
+      fc.integer({ min: 600, max: 8000 }),
+      fc.constantFrom(undefined, "n0", "n3"),
+      (ops, answeredKinds, limit, maxBytes, node) => {
+        const s = new ProjectionStore(needsSpec, { segmentBytes: 2048 });
+        const model = new Map<string, { pad: number; revision: number }>();
+        let rev = 0;
+        for (const [i, kind, pad] of ops) {
+          const key = `n${i % 5}.m${i % 4}.${kind}.k${i}`;
+          rev++;
+          if (pad === null) s.apply("DEL", key, rev, new Uint8Array()), model.delete(key);
+          else s.apply("PUT", key, rev, enc.encode(JSON.stringify({ pad: "x".repeat(pad) }))), model.set(key, { pad, revision: rev });
+        }
+        s.markSynced(rev);
+        const want = [...model.entries()].filter(([k]) => node === undefined || k.startsWith(`${node}.`)).sort(([a], [b]) => (a < b ? -1 : 1));
+        const got: Record<string, unknown>[] = [];
+        let after: string | undefined;
+        for (let pages = 0; pages < 1000; pages++) {
+          const page = buildPage(
+            { what: "needs", filters: node === undefined ? {} : { node }, limit, after },
+            { store: s, maxBytes, isAnswered: (k) => answeredKinds.includes(k) },
+          );
+          assert.ok(page.bytes.length <= maxBytes, `a page of ${page.bytes.length} bytes over ${maxBytes}`);
+          const body = JSON.parse(page.body) as { entries: Record<string, unknown>[]; next?: string };
+          assert.ok(body.entries.length <= limit);
+          got.push(...body.entries);
+          if (body.next === undefined) break;
+          after = body.next;
+        }
+        assert.deepEqual(got.map((e) => e["key"]), want.map(([k]) => k));
+        for (const [i, e] of got.entries()) {
+          const [key, { pad, revision }] = want[i] as [string, { pad: number; revision: number }];
+          if (e["valueTooLarge"] === true) continue; // a single entry over maxBytes: answered without its value
+          assert.deepEqual(e["value"], { pad: "x".repeat(pad) }, key);
+          assert.equal(e["revision"], revision);
+          assert.equal(e["answered"], answeredKinds.includes(key.split(".")[2] as string) ? undefined : false, key);
+        }
+      },
+    ),
+    { numRuns: 300 },
+  );
+});
