@@ -59,6 +59,32 @@ export const BUCKET_PLANS: readonly BucketPlan[] = [
   { bucket: SEAT_BUCKET, refuseRollups: false },
 ];
 
+/**
+ * How long start-up waits for a busy JetStream API. nats-server 2.9 answers
+ * the API one request at a time and a consumer on a large stream takes
+ * seconds to create (it scans the stream: ~2.8 s at 1M keys), so at start the
+ * requests queued behind the needs watch's consumer can pass the client's
+ * 5 s timeout: the service gave up starting ("timeout") against a server that
+ * was only busy. Start-up steps are retried on a timeout until this much time
+ * has passed; writes (the seat, the registry) keep the client's 5 s, since a
+ * write that waits long is worse than one retried.
+ */
+export const START_PATIENCE_MS = 60_000;
+
+/** Run a start-up step, again after a JetStream timeout, until START_PATIENCE_MS. */
+async function patiently<T>(what: string, step: () => Promise<T>, log: Logger): Promise<T> {
+  const until = Date.now() + START_PATIENCE_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      const timedOut = /timeout/i.test(String((err as Error)?.message ?? err));
+      if (!timedOut || Date.now() >= until) throw err;
+      log.warn({ step: what, attempt }, "JetStream is slow to answer (a large stream's consumer is being created?); retrying");
+    }
+  }
+}
+
 async function openJetStream(nc: NatsConnection): Promise<JetStreamManager> {
   try {
     const jsm = await jetstreamManager(nc);
@@ -86,10 +112,11 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   }
 
   const kvm = new Kvm(js);
-  const seat = new Seat({ kv: await kvm.open(SEAT_BUCKET), ttlMs: opts.seatTtlMs, log });
+  const seat = new Seat({ kv: await patiently("open the seat's bucket", () => kvm.open(SEAT_BUCKET), log), ttlMs: opts.seatTtlMs, log });
+  const registryKv = await patiently("open the registry bucket", () => kvm.open(BUCKETS.registry), log);
   const reconciler = new Reconciler({
     registry: projections.registry,
-    writer: kvRegistryWriter(await kvm.open(BUCKETS.registry), js, BUCKETS.registry, seat.instance),
+    writer: kvRegistryWriter(registryKv, js, BUCKETS.registry, seat.instance),
     desired,
     intervalMs: opts.registryIntervalMs,
     driftDelayMs: opts.driftDelayMs,
@@ -103,7 +130,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
       if (v.isHolder && projections.registry.hasSynced) void reconciler.run("seat");
     }),
   );
-  await seat.start();
+  await patiently("watch the seat", () => seat.start(), log);
   subs.push(startFeed({ nc, projections, isHolder: () => seat.isHolder, log }));
 
   const verb = new VerbService({
