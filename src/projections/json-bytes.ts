@@ -28,9 +28,16 @@ function isHex(b: number): boolean {
   return (b >= 0x30 && b <= 0x39) || (b >= 0x41 && b <= 0x46) || (b >= 0x61 && b <= 0x66);
 }
 
+/** Bytes that may stand for themselves inside a JSON string: printable ASCII but `"` and `\`. */
+const PLAIN = new Uint8Array(256);
+for (let b = 0x20; b < 0x80; b++) PLAIN[b] = b === 0x22 || b === 0x5c ? 0 : 1;
+
 /** The end of the string starting after its opening quote at `i`, past its closing quote; -1 when malformed. */
 function skipString(s: Uint8Array, i: number, end: number): number {
   while (i < end) {
+    // The common case first: a run of plain bytes.
+    while (i < end && PLAIN[s[i] as number] === 1) i++;
+    if (i >= end) return -1;
     const b = s[i] as number;
     if (b === 0x22) return i + 1;
     if (b === 0x5c) {
@@ -101,8 +108,11 @@ const FALSE = [0x66, 0x61, 0x6c, 0x73, 0x65];
 const NULL = [0x6e, 0x75, 0x6c, 0x6c];
 
 /** Whether `s[start, end)` is exactly one JSON text in UTF-8 (whitespace around it allowed). */
+/** The nesting stack, kept between calls (allocating a typed array per call cost more than the walk). */
+let shared = new Uint8Array(64);
+
 export function isJsonUtf8(s: Uint8Array, start = 0, end = s.length): boolean {
-  let stack = new Uint8Array(16);
+  let stack = shared;
   let depth = 0;
   let i = start;
   // true: a value is expected next; false: a separator or a closing bracket.
@@ -117,7 +127,7 @@ export function isJsonUtf8(s: Uint8Array, start = 0, end = s.length): boolean {
         if (depth === stack.length) {
           const bigger = new Uint8Array(stack.length * 2);
           bigger.set(stack);
-          stack = bigger;
+          stack = shared = bigger;
         }
         stack[depth++] = b === 0x7b ? OBJECT : ARRAY;
         i++;

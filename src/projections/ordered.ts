@@ -34,6 +34,13 @@ export class OrderedSet<T> {
   /** The key of each leaf's first item. */
   private firsts: string[] = [];
   private count = 0;
+  /**
+   * Where the last insert went (leaf -1: unknown). A node writes its keys
+   * together, often in order, and a snapshot delivers them so: the next key
+   * then goes right after the last one, which two comparisons confirm
+   * without searching.
+   */
+  private readonly finger: Cursor = { leaf: -1, pos: 0 };
 
   constructor(private readonly order: Order<T>) {}
 
@@ -45,22 +52,48 @@ export class OrderedSet<T> {
   insert(key: string, item: T): void {
     this.count++;
     const { leaves, firsts } = this;
+    const finger = this.finger;
     if (leaves.length === 0) {
       leaves.push([item]);
       firsts.push(key);
+      finger.leaf = 0;
+      finger.pos = 0;
       return;
     }
-    const li = this.leafFor(key);
+    let li: number;
+    let pos: number;
+    if (this.followsFinger(key)) {
+      li = finger.leaf;
+      pos = finger.pos + 1;
+    } else {
+      li = this.leafFor(key);
+      pos = this.lowerBoundIn(leaves[li] as T[], key);
+    }
     const leaf = leaves[li] as T[];
-    const pos = this.lowerBoundIn(leaf, key);
     if (pos === leaf.length) leaf.push(item);
     else leaf.splice(pos, 0, item);
     if (pos === 0) firsts[li] = key;
+    finger.leaf = li;
+    finger.pos = pos;
     if (leaf.length > LEAF) {
-      const right = leaf.splice(LEAF >>> 1);
+      const half = LEAF >>> 1;
+      const right = leaf.splice(half);
       leaves.splice(li + 1, 0, right);
       firsts.splice(li + 1, 0, this.order.keyOf(right[0] as T));
+      if (pos >= half) {
+        finger.leaf = li + 1;
+        finger.pos = pos - half;
+      }
     }
+  }
+
+  /** Whether `key` goes right after the last insert: after its item, and before the item (or leaf) that follows it. */
+  private followsFinger(key: string): boolean {
+    const { leaf: li, pos } = this.finger;
+    const leaf = this.leaves[li];
+    if (leaf === undefined || pos >= leaf.length || this.order.compare(key, leaf[pos] as T) <= 0) return false;
+    if (pos + 1 < leaf.length) return this.order.compare(key, leaf[pos + 1] as T) < 0;
+    return li + 1 >= this.leaves.length || key < (this.firsts[li + 1] as string);
   }
 
   /** Remove the item under `key`; false when there is none. */
@@ -72,6 +105,7 @@ export class OrderedSet<T> {
     if (pos >= leaf.length || this.order.compare(key, leaf[pos] as T) !== 0) return false;
     leaf.splice(pos, 1);
     this.count--;
+    this.finger.leaf = -1;
     if (leaf.length === 0) {
       this.leaves.splice(li, 1);
       this.firsts.splice(li, 1);

@@ -1,7 +1,7 @@
 /**
  * Where a store keeps its entries' bytes: fixed-size segments of memory
  * outside the JS heap, each holding records one after the other, and beside
- * each segment the list of (slot, offset) it was given in order. Records are
+ * each segment the list of the slots it was given, in order. Records are
  * only ever appended; a record replaced or deleted is dead space in its
  * segment, and a segment that is more than half dead is compacted: its live
  * records are copied, in their order, to the head segment (the owner is told
@@ -19,8 +19,8 @@
 export const SEGMENT_BYTES = 4 * 1024 * 1024;
 
 export interface ArenaOwner {
-  /** Whether the record at (seg, off) is still the one `slot` answers with. */
-  isLive(slot: number, seg: number, off: number): boolean;
+  /** Where `slot`'s live record is in `seg`, or -1 when it is not in that segment. */
+  offsetIn(slot: number, seg: number): number;
   /** The length in bytes of `slot`'s record. */
   lengthOf(slot: number): number;
   /** The record of `slot` moved to (seg, off). */
@@ -32,19 +32,22 @@ export interface Place {
   off: number;
 }
 
-/** (slot, offset) pairs of one segment, in the order its records were written. */
+/**
+ * The slots of one segment's records, in the order they were written. A slot
+ * written twice into one segment is listed twice; only its last record is
+ * live, and the owner's (segment, offset) says which.
+ */
 class Ledger {
-  pairs = new Int32Array(2048);
+  slots = new Int32Array(1024);
   length = 0;
 
-  push(slot: number, off: number): void {
-    if (this.length + 2 > this.pairs.length) {
-      const wider = new Int32Array(this.pairs.length * 2);
-      wider.set(this.pairs);
-      this.pairs = wider;
+  push(slot: number): void {
+    if (this.length === this.slots.length) {
+      const wider = new Int32Array(this.slots.length * 2);
+      wider.set(this.slots);
+      this.slots = wider;
     }
-    this.pairs[this.length++] = slot;
-    this.pairs[this.length++] = off;
+    this.slots[this.length++] = slot;
   }
 }
 
@@ -86,7 +89,7 @@ export class RecordArena {
     }
     const off = this.used[seg] as number;
     this.used[seg] = off + bytes;
-    (this.ledgers[seg] as Ledger).push(slot, off);
+    (this.ledgers[seg] as Ledger).push(slot);
     return { seg, off };
   }
 
@@ -102,11 +105,12 @@ export class RecordArena {
   /** Copy the live records of `seg` to the head, in their order, and release it. */
   private compact(seg: number): void {
     const buf = this.segs[seg] as Buffer;
-    const { pairs, length } = this.ledgers[seg] as Ledger;
-    for (let i = 0; i < length; i += 2) {
-      const slot = pairs[i] as number;
-      const off = pairs[i + 1] as number;
-      if (!this.owner.isLive(slot, seg, off)) continue;
+    const { slots, length } = this.ledgers[seg] as Ledger;
+    for (let i = 0; i < length; i++) {
+      const slot = slots[i] as number;
+      const off = this.owner.offsetIn(slot, seg);
+      // Not in this segment any more (moved, rewritten elsewhere, deleted), or already moved by an earlier listing.
+      if (off < 0) continue;
       const bytes = this.owner.lengthOf(slot);
       const to = this.reserve(slot, bytes);
       buf.copy(this.segs[to.seg] as Buffer, to.off, off, off + bytes);

@@ -154,10 +154,6 @@ class EntryPut implements Change {
   }
 }
 
-/** A record: the key where the JSON does not start with it (the registry), the entry's JSON, and a comma, so that records written one after the other are a run of an answer's entries as they are. */
-function recordLength(slots: Slots, slot: number): number {
-  return (slots.jsonAt[slot] as number) + (slots.jsonLen[slot] as number) + 1;
-}
 
 
 export class ProjectionStore {
@@ -183,13 +179,24 @@ export class ProjectionStore {
   private readonly kindNames: string[] = [];
   private readonly kindCounts: number[] = [];
 
+  /**
+   * The layout of every record of this store: where the spec renders the
+   * whole JSON itself (the registry) the key comes first and the JSON after
+   * it; otherwise the JSON starts `{"key":"` and the key follows those 8
+   * bytes. A comma ends each record.
+   */
+  private readonly keyFirst: boolean;
+  private readonly keyAt: number;
+
   /** `segmentBytes`: the size of the record arena's segments (tests make them small to compact often). */
   constructor(spec: BucketSpec, opts: { segmentBytes?: number } = {}) {
     this.spec = spec;
+    this.keyFirst = spec.head === undefined;
+    this.keyAt = this.keyFirst ? 0 : 8;
     const slots = this.slots;
     this.arena = new RecordArena({
-      isLive: (slot, seg, off) => slots.inUse[slot] === 1 && slots.seg[slot] === seg && slots.off[slot] === off,
-      lengthOf: (slot) => recordLength(slots, slot),
+      offsetIn: (slot, seg) => (slots.seg[slot] === seg ? (slots.off[slot] as number) : -1),
+      lengthOf: (slot) => this.recordLength(slot),
       moved: (slot, seg, off) => {
         slots.seg[slot] = seg;
         slots.off[slot] = off;
@@ -269,8 +276,18 @@ export class ProjectionStore {
 
   keyOf(slot: number): string {
     const s = this.slots;
-    const at = (s.off[slot] as number) + (s.keyAt[slot] as number);
+    const at = (s.off[slot] as number) + this.keyAt;
     return readAscii(this.arena.segs[s.seg[slot] as number] as Buffer, at, at + (s.keyLen[slot] as number));
+  }
+
+  /** Where a slot's JSON starts in its record. */
+  private jsonAt(slot: number): number {
+    return this.keyFirst ? (this.slots.keyLen[slot] as number) : 0;
+  }
+
+  /** A record's length: the key where it comes first, the JSON, a comma. */
+  private recordLength(slot: number): number {
+    return this.jsonAt(slot) + (this.slots.jsonLen[slot] as number) + 1;
   }
 
   /** The length of a slot's key (ASCII: bytes and characters alike). */
@@ -294,20 +311,20 @@ export class ProjectionStore {
 
   /** Where a slot's entry JSON starts in `bufferOf(slot)`; it takes `jsonBytes(slot)` bytes, and a comma follows. */
   jsonStart(slot: number): number {
-    return (this.slots.off[slot] as number) + (this.slots.jsonAt[slot] as number);
+    return (this.slots.off[slot] as number) + this.jsonAt(slot);
   }
 
   /** Where a slot's entry JSON is: its segment and byte range (a comma follows it). */
   jsonOf(slot: number): { buf: Buffer; start: number; end: number } {
     const s = this.slots;
-    const start = (s.off[slot] as number) + (s.jsonAt[slot] as number);
+    const start = (s.off[slot] as number) + this.jsonAt(slot);
     return { buf: this.arena.segs[s.seg[slot] as number] as Buffer, start, end: start + (s.jsonLen[slot] as number) };
   }
 
   /** Append a slot's entry JSON to `out`; returns its length. */
   copyJson(slot: number, out: { copy(src: Buffer, start: number, end: number): number }): number {
     const s = this.slots;
-    const start = (s.off[slot] as number) + (s.jsonAt[slot] as number);
+    const start = (s.off[slot] as number) + this.jsonAt(slot);
     return out.copy(this.arena.segs[s.seg[slot] as number] as Buffer, start, start + (s.jsonLen[slot] as number));
   }
 
@@ -324,7 +341,7 @@ export class ProjectionStore {
 
   /** The view of a slot if it still holds the entry at `revision`. */
   viewIfAt(slot: number, revision: number): Projected | undefined {
-    return this.slots.inUse[slot] === 1 && this.slots.revision[slot] === revision ? this.view(slot) : undefined;
+    return this.slots.inUse(slot) && this.slots.revision[slot] === revision ? this.view(slot) : undefined;
   }
 
   /**
@@ -387,7 +404,7 @@ export class ProjectionStore {
       if (slot >= 0) {
         // The new record first: the old one is then dead for any compaction its release sets off.
         const seg = this.slots.seg[slot] as number;
-        const bytes = recordLength(this.slots, slot);
+        const bytes = this.recordLength(slot);
         this.write(slot, key, d, value, revision);
         this.arena.free(seg, bytes);
       } else {
@@ -419,7 +436,7 @@ export class ProjectionStore {
   compareKey(key: string, slot: number): number {
     const s = this.slots;
     const buf = this.arena.segs[s.seg[slot] as number] as Buffer;
-    const at = (s.off[slot] as number) + (s.keyAt[slot] as number);
+    const at = (s.off[slot] as number) + this.keyAt;
     const n = s.keyLen[slot] as number;
     const m = key.length;
     const l = m < n ? m : n;
@@ -451,8 +468,6 @@ export class ProjectionStore {
       buf[p.off + key.length + jsonLen] = 0x2c;
       s.seg[slot] = p.seg;
       s.off[slot] = p.off;
-      s.keyAt[slot] = 0;
-      s.jsonAt[slot] = key.length;
       s.jsonLen[slot] = jsonLen;
       return;
     }
@@ -476,9 +491,6 @@ export class ProjectionStore {
     buf[at] = 0x2c;
     s.seg[slot] = p.seg;
     s.off[slot] = p.off;
-    // The head starts `{"key":"`: the key follows those 8 bytes.
-    s.keyAt[slot] = 8;
-    s.jsonAt[slot] = 0;
     s.jsonLen[slot] = jsonLen;
   }
 
@@ -523,7 +535,7 @@ export class ProjectionStore {
     this.values.delete(key);
     // Released first, so that a compaction the free sets off sees the record as dead.
     this.slots.release(slot);
-    this.arena.free(this.slots.seg[slot] as number, recordLength(this.slots, slot));
+    this.arena.free(this.slots.seg[slot] as number, this.recordLength(slot));
   }
 
   private removeOutOfShape(key: string): void {
