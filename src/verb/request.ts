@@ -94,6 +94,11 @@ export function parseRequest(body: Uint8Array | string): VerbRequest {
   } catch {
     throw new ProvisionerError("BAD_REQUEST", 'the request is not JSON: send an empty body or an object such as {"what":"needs","node":"n1"}');
   }
+  return quickRequest(json) ?? schemaRequest(json);
+}
+
+/** A parsed body read by the schema: the request, or a 400 ProvisionerError saying what is wrong. */
+export function schemaRequest(json: unknown): VerbRequest {
   const r = RequestSchema.safeParse(json);
   if (!r.success) {
     throw new ProvisionerError("BAD_REQUEST", r.error.issues.map(describe).join("; "));
@@ -110,6 +115,39 @@ export function parseRequest(body: Uint8Array | string): VerbRequest {
     filters[field] = value;
   }
   return { what, filters, limit, after, minRevision };
+}
+
+const QUICK_FIELDS = new Set(["what", "node", "module", "minRevision"]);
+
+/**
+ * The request a node's client sends most (`what`, `node`, `module`,
+ * `minRevision`, each valid), read without the schema; undefined for anything
+ * else, which the schema then reads and, where wrong, explains. It accepts
+ * only what the schema accepts and reads it the same way (a property test
+ * holds it to that): the schema's walk cost ~20 us a request, cold.
+ */
+export function quickRequest(json: unknown): VerbRequest | undefined {
+  if (json === null || typeof json !== "object" || Array.isArray(json)) return undefined;
+  const o = json as Record<string, unknown>;
+  let what: What = "registry";
+  const filters: Record<string, string> = {};
+  let minRevision: number | undefined;
+  for (const field in o) {
+    if (!QUICK_FIELDS.has(field)) return undefined;
+    const v = o[field];
+    if (field === "what") {
+      if (typeof v !== "string" || !(WHATS as readonly string[]).includes(v)) return undefined;
+      what = v as What;
+    } else if (field === "minRevision") {
+      if (typeof v !== "number" || !Number.isSafeInteger(v) || v < 0) return undefined;
+      minRevision = v;
+    } else {
+      if (typeof v !== "string" || !TOKEN_RE.test(v)) return undefined;
+      filters[field] = v;
+    }
+  }
+  for (const field in filters) if (!FILTERS[what].includes(field)) return undefined;
+  return minRevision === undefined ? { what, filters, limit: undefined, after: undefined, minRevision: undefined } : { what, filters, limit: undefined, after: undefined, minRevision };
 }
 
 /** A canonical text of a request, for caching answers: same request, same text. */
