@@ -139,15 +139,8 @@ export function isJsonUtf8(s: Uint8Array, start = 0, end = s.length): boolean {
           if (depth === 0) return trailingOnly(s, i, end);
           continue;
         }
-        if (b === 0x7b) {
-          // an object's first member: a key string and a colon
-          if (s[i] !== 0x22) return false;
-          i = skipString(s, i + 1, end);
-          if (i < 0) return false;
-          while (i < end && isWs(s[i] as number)) i++;
-          if (s[i] !== 0x3a) return false;
-          i++;
-        }
+        // An object's first member starts with its name.
+        if (b === 0x7b && (i = skipMemberName(s, i, end)) < 0) return false;
         continue;
       }
       if (b === 0x22) i = skipString(s, i + 1, end);
@@ -165,15 +158,7 @@ export function isJsonUtf8(s: Uint8Array, start = 0, end = s.length): boolean {
     const top = stack[depth - 1];
     if (b === 0x2c) {
       i++;
-      if (top === OBJECT) {
-        while (i < end && isWs(s[i] as number)) i++;
-        if (s[i] !== 0x22) return false;
-        i = skipString(s, i + 1, end);
-        if (i < 0) return false;
-        while (i < end && isWs(s[i] as number)) i++;
-        if (s[i] !== 0x3a) return false;
-        i++;
-      }
+      if (top === OBJECT && (i = skipMemberName(s, i, end)) < 0) return false;
       wantValue = true;
       continue;
     }
@@ -185,6 +170,16 @@ export function isJsonUtf8(s: Uint8Array, start = 0, end = s.length): boolean {
     }
     return false;
   }
+}
+
+/** Past a member's name and its colon (whitespace around them allowed) from `i`; -1 when malformed. */
+function skipMemberName(s: Uint8Array, i: number, end: number): number {
+  while (i < end && isWs(s[i] as number)) i++;
+  if (s[i] !== 0x22) return -1;
+  i = skipString(s, i + 1, end);
+  if (i < 0) return -1;
+  while (i < end && isWs(s[i] as number)) i++;
+  return s[i] === 0x3a ? i + 1 : -1;
 }
 
 function trailingOnly(s: Uint8Array, i: number, end: number): boolean {
