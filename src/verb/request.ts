@@ -5,7 +5,8 @@
  * spaces and empty strings are refused); `collection` is a name, any
  * non-empty string.
  */
-import { z } from "zod";
+import { createRequire } from "node:module";
+import type * as Zod from "zod";
 import { ProvisionerError } from "../errors.js";
 import { TOKEN_RE, WHATS, type What } from "../keys/mod.js";
 
@@ -38,41 +39,57 @@ export interface VerbRequest {
   readonly minRevision?: number;
 }
 
-const token = (field: string) =>
-  z
-    .string({ error: `${field} must be a string (a plain token)` })
-    .regex(TOKEN_RE, {
-      error: `${field} must be a plain token: only A-Z a-z 0-9 - _ / = (no "*", ">", ".", spaces, and not empty)`,
-    });
+/**
+ * The request's schema, built on first use. zod takes ~100 ms to load, a
+ * large part of the service's start before its first sync, and a node's
+ * usual request never needs it (`quickRequest`): it is loaded (synchronously,
+ * once) by the first request the quick read does not take.
+ */
+function buildSchema() {
+  const { z } = createRequire(import.meta.url)("zod") as typeof Zod;
+  const token = (field: string) =>
+    z
+      .string({ error: `${field} must be a string (a plain token)` })
+      .regex(TOKEN_RE, {
+        error: `${field} must be a plain token: only A-Z a-z 0-9 - _ / = (no "*", ">", ".", spaces, and not empty)`,
+      });
 
-const RequestSchema = z.strictObject({
-  what: z.enum(WHATS as [What, ...What[]], { error: `what must be one of ${WHATS.join(", ")}` }).optional(),
-  node: token("node").optional(),
-  module: token("module").optional(),
-  contributor: token("contributor").optional(),
-  collection: z
-    .string({ error: "collection must be a string: the collection's name" })
-    .min(1, { error: "collection must not be empty" })
-    .max(LIMITS.maxCollectionLength, { error: `collection must be at most ${LIMITS.maxCollectionLength} characters` })
-    .optional(),
-  limit: z
-    .number({ error: "limit must be a number" })
-    .int({ error: "limit must be a whole number" })
-    .min(1, { error: "limit must be at least 1" })
-    .max(LIMITS.maxLimit, { error: `limit must be at most ${LIMITS.maxLimit}; page with next/after for more` })
-    .optional(),
-  after: z
-    .string({ error: "after must be a string: the next of the previous reply" })
-    .max(LIMITS.maxAfterLength, { error: `after must be at most ${LIMITS.maxAfterLength} characters` })
-    .optional(),
-  minRevision: z
-    .number({ error: "minRevision must be a number" })
-    .int({ error: "minRevision must be a whole number" })
-    .min(0, { error: "minRevision must not be negative" })
-    .optional(),
-});
+  return z.strictObject({
+    what: z.enum(WHATS as [What, ...What[]], { error: `what must be one of ${WHATS.join(", ")}` }).optional(),
+    node: token("node").optional(),
+    module: token("module").optional(),
+    contributor: token("contributor").optional(),
+    collection: z
+      .string({ error: "collection must be a string: the collection's name" })
+      .min(1, { error: "collection must not be empty" })
+      .max(LIMITS.maxCollectionLength, { error: `collection must be at most ${LIMITS.maxCollectionLength} characters` })
+      .optional(),
+    limit: z
+      .number({ error: "limit must be a number" })
+      .int({ error: "limit must be a whole number" })
+      .min(1, { error: "limit must be at least 1" })
+      .max(LIMITS.maxLimit, { error: `limit must be at most ${LIMITS.maxLimit}; page with next/after for more` })
+      .optional(),
+    after: z
+      .string({ error: "after must be a string: the next of the previous reply" })
+      .max(LIMITS.maxAfterLength, { error: `after must be at most ${LIMITS.maxAfterLength} characters` })
+      .optional(),
+    minRevision: z
+      .number({ error: "minRevision must be a number" })
+      .int({ error: "minRevision must be a whole number" })
+      .min(0, { error: "minRevision must not be negative" })
+      .optional(),
+  });
+}
 
-function describe(issue: z.core.$ZodIssue): string {
+let schema: ReturnType<typeof buildSchema> | undefined;
+
+/** The zod schema of a request body (the one the service validates with). */
+export function requestSchema(): ReturnType<typeof buildSchema> {
+  return (schema ??= buildSchema());
+}
+
+function describe(issue: Zod.z.core.$ZodIssue): string {
   if (issue.code === "unrecognized_keys") {
     return `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((k) => `"${k}"`).join(", ")}: the fields are what, node, module, contributor, collection, limit, after, minRevision`;
   }
@@ -99,7 +116,7 @@ export function parseRequest(body: Uint8Array | string): VerbRequest {
 
 /** A parsed body read by the schema: the request, or a 400 ProvisionerError saying what is wrong. */
 export function schemaRequest(json: unknown): VerbRequest {
-  const r = RequestSchema.safeParse(json);
+  const r = requestSchema().safeParse(json);
   if (!r.success) {
     throw new ProvisionerError("BAD_REQUEST", r.error.issues.map(describe).join("; "));
   }
