@@ -20,6 +20,13 @@ export const SERVICE_NAME = "mesh-provisioner";
 export const VERB_SUBJECT = "mesh-provisioner.provisioning";
 export const QUEUE_GROUP = "mesh-provisioner";
 
+/**
+ * Answers kept for repeated requests. They point into the reply ring, which
+ * holds ~800 answers of 20 KB: more entries would mostly be views the ring has
+ * written over, kept alive (and promoted by the garbage collector) for nothing.
+ */
+const ANSWER_CACHE_ENTRIES = 2048;
+
 /** Bytes kept free below max payload for the protocol line around a reply. */
 const PAYLOAD_MARGIN = 512;
 
@@ -59,7 +66,7 @@ export interface VerbCounters {
 export class VerbService {
   private service: Service | undefined;
   /** Answers by request and revision: views into the arena, dropped once the arena has written over them. */
-  private readonly cache = new LRUCache<string, Carved>({ max: 8192 });
+  private readonly cache = new LRUCache<string, Carved>({ max: ANSWER_CACHE_ENTRIES });
   private readonly arena: AnswerArena;
   /** Requests already validated, by their body: a repeated body skips validation and keying. */
   private readonly parsed = new LRUCache<string, { req: VerbRequest; key: string }>({ max: 4096 });
@@ -201,7 +208,9 @@ export class VerbService {
       maxBytes: nc.info!.max_payload - PAYLOAD_MARGIN,
       alloc: (n) => (carved = this.arena.take(n)).bytes,
     });
-    if (carved !== undefined) this.cache.set(key, carved);
+    // An answer to a request with minRevision is all but unique (a node asking after its own write):
+    // keeping it would only hold garbage long enough to reach the old generation.
+    if (carved !== undefined && req.minRevision === undefined) this.cache.set(key, carved);
     return page.bytes;
   }
 
