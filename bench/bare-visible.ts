@@ -11,10 +11,10 @@
  * the service, so the two figures differ only by what the service does
  * beyond this.
  */
-import { jetstreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { Msg } from "@nats-io/nats-core";
-import { connectBench, NEEDS_BUCKET, NEEDS_STREAM, report, VISIBLE_SUBJECT } from "./common.js";
+import { ANCHOR_JS_TIMEOUT_MS, connectBench, NEEDS_BUCKET, NEEDS_STREAM, report, VISIBLE_SUBJECT } from "./common.js";
 
 const MAX_LIFE_MS = 60 * 60 * 1000;
 const WAIT_MS = 10_000;
@@ -25,8 +25,8 @@ async function main(): Promise<void> {
   if (!url || !Number.isInteger(bytes) || bytes < 0) throw new Error("usage: bare-visible.js <nats-url> <bytes>");
   const payload = new TextEncoder().encode("x".repeat(bytes));
   const nc = await connectBench(url, "bench-bare-visible");
-  const lastSeq = (await (await jetstreamManager(nc)).streams.info(NEEDS_STREAM)).state.last_seq;
-  const kv = await new Kvm(nc).open(NEEDS_BUCKET);
+  const lastSeq = (await (await jetstreamManager(nc, { timeout: ANCHOR_JS_TIMEOUT_MS })).streams.info(NEEDS_STREAM)).state.last_seq;
+  const kv = await new Kvm(jetstream(nc, { timeout: ANCHOR_JS_TIMEOUT_MS })).open(NEEDS_BUCKET);
   const map = new Map<string, string>();
   let revision = 0;
   let waiting: { min: number; msg: Msg; at: number }[] = [];

@@ -9,10 +9,10 @@
  * line (load time, the wall-clock moment it was synced, and after a forced gc
  * its RSS and heapUsed) and keeps the watch and the Map until SIGTERM/SIGINT.
  */
-import { jetstreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { connectBench, NEEDS_BUCKET, NEEDS_STREAM, report } from "./common.js";
+import { ANCHOR_JS_TIMEOUT_MS, connectBench, NEEDS_BUCKET, NEEDS_STREAM, report } from "./common.js";
 
 /** Whatever happens, this process is gone after an hour. */
 const MAX_LIFE_MS = 60 * 60 * 1000;
@@ -28,10 +28,10 @@ async function main(): Promise<void> {
   process.once("SIGINT", stop);
   setTimeout(stop, MAX_LIFE_MS).unref();
 
-  const si = await (await jetstreamManager(nc)).streams.info(NEEDS_STREAM);
+  const si = await (await jetstreamManager(nc, { timeout: ANCHOR_JS_TIMEOUT_MS })).streams.info(NEEDS_STREAM);
   const expected = si.state.messages;
   const lastSeq = si.state.last_seq;
-  const kv = await new Kvm(nc).open(NEEDS_BUCKET);
+  const kv = await new Kvm(jetstream(nc, { timeout: ANCHOR_JS_TIMEOUT_MS })).open(NEEDS_BUCKET);
   const map = new Map<string, string>();
   let seen = 0;
   let synced = expected === 0;

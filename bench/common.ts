@@ -42,6 +42,14 @@ export function valueOf(i: number, salt = 0): string {
   });
 }
 
+/**
+ * JetStream API calls of the anchors wait this long: creating a watch's
+ * consumer on a 1M-key stream takes nats-server 2.9 seconds, more on a busy
+ * machine, past the client's default 5 s (a 1M run once failed with the bare
+ * watch+reply's "timeout").
+ */
+export const ANCHOR_JS_TIMEOUT_MS = 60_000;
+
 /** A connection for measuring: no endless reconnects, a short ping so a dead link shows. */
 export function connectBench(url: string, name: string): Promise<NatsConnection> {
   return connect({ servers: url, name, maxReconnectAttempts: 3, pingInterval: 5000, timeout: 5000 });
