@@ -45,13 +45,14 @@ export async function putPhase(o: PutPhaseOptions): Promise<{ putVisible: { serv
   try {
     // Where the service's collections go: a fresh window for each measured round (both sides'), none during the warm-up.
     let window: GcWindow | undefined;
-    if (o.traceGc) {
-      o.service.onAnyLine = (_stream, line) => {
-        if (window === undefined) return;
-        const e = parseGcLine(line);
-        if (e) addGc(window, e);
-      };
-    }
+    // What the service itself says during the phase (a resumed watch, a lost seat, …): printed, since a stall shows nowhere else.
+    o.service.onAnyLine = (stream, line) => {
+      const notable = !line.includes('"level":"info"') && !line.includes('"level":"debug"');
+      if (stream === "stderr" && line.startsWith("{") && (notable || /resum|seat|caught up/.test(line))) o.log(`service said: ${line.slice(0, 400)}`);
+      if (!o.traceGc || window === undefined) return;
+      const e = parseGcLine(line);
+      if (e) addGc(window, e);
+    };
     const round = (who: "service" | "bare", durationMs: number): Promise<PutVisible> =>
       putToVisible(o.nc, o.kv, who === "service" ? VERB_SUBJECT : VISIBLE_SUBJECT, {
         rate: o.rate,
