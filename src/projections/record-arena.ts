@@ -68,13 +68,6 @@ export class RecordArena {
     private readonly segmentBytes = SEGMENT_BYTES,
   ) {}
 
-  /** Bytes held in segments, live or dead. */
-  get allocatedBytes(): number {
-    let n = 0;
-    for (const s of this.segs) n += s?.length ?? 0;
-    return n;
-  }
-
   /** Room for a record of `bytes` owned by `slot`, right after the previous record when it fits. */
   reserve(slot: number, bytes: number): Place {
     let seg: number;

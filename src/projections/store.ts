@@ -117,15 +117,17 @@ class OneScan implements SlotScan {
   ) {}
 
   fill(out: Int32Array): number {
-    if (this.done || out.length === 0) return 0;
-    this.done = true;
-    out[0] = this.slot;
+    if (out.length === 0) return 0;
+    const slot = this.next();
+    if (slot < 0) return 0;
+    out[0] = slot;
     return 1;
   }
 
   next(): number {
-    const one = new Int32Array(1);
-    return this.fill(one) === 1 ? (one[0] as number) : -1;
+    if (this.done) return -1;
+    this.done = true;
+    return this.slot;
   }
 }
 
@@ -153,7 +155,6 @@ class EntryPut implements Change {
     return (this.view ??= this.store.viewIfAt(this.slot, this.revision));
   }
 }
-
 
 
 export class ProjectionStore {
@@ -214,11 +215,6 @@ export class ProjectionStore {
 
   get outOfShapeCount(): number {
     return this.oos.size;
-  }
-
-  /** Bytes the entries' records take outside the JS heap (live and not yet compacted). */
-  get recordBytes(): number {
-    return this.arena.allocatedBytes;
   }
 
   /** Bytes of live records the arena has moved to compact its segments, so far. */
@@ -299,11 +295,6 @@ export class ProjectionStore {
     return this.slots.revision[slot] as number;
   }
 
-  /** The segment a slot's record is in (entries of one segment written back to back form runs: `jsonOf`). */
-  segmentOf(slot: number): number {
-    return this.slots.seg[slot] as number;
-  }
-
   /** The buffer of a slot's record (see `jsonStart`). */
   bufferOf(slot: number): Buffer {
     return this.arena.segs[this.slots.seg[slot] as number] as Buffer;
@@ -316,16 +307,8 @@ export class ProjectionStore {
 
   /** Where a slot's entry JSON is: its segment and byte range (a comma follows it). */
   jsonOf(slot: number): { buf: Buffer; start: number; end: number } {
-    const s = this.slots;
-    const start = (s.off[slot] as number) + this.jsonAt(slot);
-    return { buf: this.arena.segs[s.seg[slot] as number] as Buffer, start, end: start + (s.jsonLen[slot] as number) };
-  }
-
-  /** Append a slot's entry JSON to `out`; returns its length. */
-  copyJson(slot: number, out: { copy(src: Buffer, start: number, end: number): number }): number {
-    const s = this.slots;
-    const start = (s.off[slot] as number) + this.jsonAt(slot);
-    return out.copy(this.arena.segs[s.seg[slot] as number] as Buffer, start, start + (s.jsonLen[slot] as number));
+    const start = this.jsonStart(slot);
+    return { buf: this.bufferOf(slot), start, end: start + this.jsonBytes(slot) };
   }
 
   jsonBytes(slot: number): number {

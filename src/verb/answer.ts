@@ -43,28 +43,26 @@ const batch = new Int32Array(256);
  * back in one segment, commas included, so a node whose keys were written
  * together is copied in one go. Pages are built one at a time, so one serves.
  */
-const run = { seg: -1, buf: undefined as Buffer | undefined, start: 0, end: 0 };
+const run = { buf: undefined as Buffer | undefined, start: 0, end: 0 };
 
 function flushRun(): void {
-  if (run.seg < 0) return;
-  writer.copy(run.buf as Buffer, run.start, run.end);
-  run.seg = -1;
+  if (run.buf === undefined) return;
+  writer.copy(run.buf, run.start, run.end);
   run.buf = undefined;
 }
 
 /** Add a slot's entry JSON to the page, after a comma unless it is the first: into the current run when it follows it in memory. */
 function addEntry(store: ProjectionStore, slot: number, first: boolean): void {
-  const seg = store.segmentOf(slot);
+  const buf = store.bufferOf(slot);
   const start = store.jsonStart(slot);
   const end = start + store.jsonBytes(slot);
-  if (run.seg === seg && start === run.end + 1) {
+  if (run.buf === buf && start === run.end + 1) {
     run.end = end;
     return;
   }
   flushRun();
   if (!first) writer.byte(0x2c);
-  run.seg = seg;
-  run.buf = store.bufferOf(slot);
+  run.buf = buf;
   run.start = start;
   run.end = end;
 }
@@ -157,7 +155,6 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
 
   const head = `{"what":"${req.what}","revision":${store.revision},"entries":[`;
   writer.truncate(0);
-  run.seg = -1;
   run.buf = undefined;
   let entries = 0;
   const oosParts: string[] = [];

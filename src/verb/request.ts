@@ -53,6 +53,7 @@ function buildSchema() {
       .regex(TOKEN_RE, {
         error: `${field} must be a plain token: only A-Z a-z 0-9 - _ / = (no "*", ">", ".", spaces, and not empty)`,
       });
+  const whole = (field: string) => z.number({ error: `${field} must be a number` }).int({ error: `${field} must be a whole number` });
 
   return z.strictObject({
     what: z.enum(WHATS as [What, ...What[]], { error: `what must be one of ${WHATS.join(", ")}` }).optional(),
@@ -64,9 +65,7 @@ function buildSchema() {
       .min(1, { error: "collection must not be empty" })
       .max(LIMITS.maxCollectionLength, { error: `collection must be at most ${LIMITS.maxCollectionLength} characters` })
       .optional(),
-    limit: z
-      .number({ error: "limit must be a number" })
-      .int({ error: "limit must be a whole number" })
+    limit: whole("limit")
       .min(1, { error: "limit must be at least 1" })
       .max(LIMITS.maxLimit, { error: `limit must be at most ${LIMITS.maxLimit}; page with next/after for more` })
       .optional(),
@@ -74,9 +73,7 @@ function buildSchema() {
       .string({ error: "after must be a string: the next of the previous reply" })
       .max(LIMITS.maxAfterLength, { error: `after must be at most ${LIMITS.maxAfterLength} characters` })
       .optional(),
-    minRevision: z
-      .number({ error: "minRevision must be a number" })
-      .int({ error: "minRevision must be a whole number" })
+    minRevision: whole("minRevision")
       .min(0, { error: "minRevision must not be negative" })
       .optional(),
   });

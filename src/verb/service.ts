@@ -224,7 +224,7 @@ export class VerbService {
     try {
       p = this.prepare(msg.data);
     } catch (err) {
-      this.done(msg, started, this.fail(msg, wrapError("INTERNAL", "the answer could not be built", err)));
+      this.done(msg, started, this.failWith(msg, err));
       return;
     }
     if (!p.wait) {
@@ -233,7 +233,7 @@ export class VerbService {
     }
     this.waitFor(p).then(
       () => this.done(msg, started, this.reply(msg, p)),
-      (err: unknown) => this.done(msg, started, this.fail(msg, wrapError("INTERNAL", "the answer could not be built", err))),
+      (err: unknown) => this.done(msg, started, this.failWith(msg, err)),
     );
   }
 
@@ -243,7 +243,7 @@ export class VerbService {
     try {
       bytes = this.page(p.req, p.key, p.projection);
     } catch (err) {
-      return this.fail(msg, wrapError("INTERNAL", "the answer could not be built", err));
+      return this.failWith(msg, err);
     }
     const max = this.opts.nc.info?.max_payload ?? Number.POSITIVE_INFINITY;
     if (bytes.length > max) {
@@ -251,6 +251,11 @@ export class VerbService {
     }
     this.respond(msg, () => msg.respond(bytes));
     return 200;
+  }
+
+  /** Answer with the error thrown: a ProvisionerError as it is, anything else as INTERNAL. */
+  private failWith(msg: ServiceMsg, err: unknown): number {
+    return this.fail(msg, wrapError("INTERNAL", "the answer could not be built", err));
   }
 
   /** Report an answered request to the metrics, if any. */
