@@ -108,7 +108,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   for (const what of WHATS) {
     const p = new Projection(specFor(what, knownKinds), log);
     projections[what] = p;
-    subs.push(p.connect(watchBucket({ nc, js, jsm, log }, { bucket: BUCKETS[what], fromRevision: () => p.revision })));
+    subs.push(p.connect(watchBucket({ nc, log, inboxPrefix: opts.inboxPrefix }, { bucket: BUCKETS[what], fromRevision: () => p.revision })));
   }
 
   const kvm = new Kvm(js);

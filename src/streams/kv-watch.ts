@@ -13,13 +13,17 @@
  *   (repeats are possible; the store ignores revisions it already applied);
  * - a watch that dies without a disconnect (its consumer deleted, heartbeats
  *   missed, or simply no progress while the stream is ahead of what was
- *   applied, checked every few seconds) is restarted the same way.
+ *   applied, checked every second) is restarted the same way.
+ *
+ * Tries are timed and spaced by `retry.ts`: during a stream leader election
+ * a resume retries every couple of seconds instead of every five or more.
  */
 import { Observable } from "rxjs";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { DeliverPolicy, type JetStreamClient, type JetStreamManager, type JsMsg, type ConsumerMessages } from "@nats-io/jetstream";
+import { DeliverPolicy, jetstream, jetstreamManager, type JsMsg, type ConsumerMessages } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
 import type { Operation } from "../projections/store.js";
+import { attemptTimeoutMs, isTimeout, retryWaitMs, warnsAt, RESUME_TIMEOUT_MS } from "./retry.js";
 
 export interface RawEntry {
   readonly operation: Operation;
@@ -43,16 +47,16 @@ export type WatchEvent =
 
 export interface WatchDeps {
   readonly nc: NatsConnection;
-  readonly js: JetStreamClient;
-  readonly jsm: JetStreamManager;
   readonly log: Logger;
+  /** The prefix of the watch's delivery inboxes (a user confined to its own inboxes needs it). */
+  readonly inboxPrefix?: string;
 }
 
 export interface WatchOptions {
   readonly bucket: string;
   /** The last revision applied by the consumer of this stream (0 for none): resume after it. */
   readonly fromRevision: () => number;
-  /** Wait before re-creating a consumer that failed (doubles up to 10 s). */
+  /** Wait before re-creating a consumer that failed fast (doubles up to MAX_RETRY_MS). */
   readonly retryMs?: number;
   /** How often to compare the stream's last sequence with what was applied (0 turns the check off). */
   readonly stallCheckMs?: number;
@@ -62,7 +66,12 @@ const OPERATION_HEADER = "KV-Operation";
 
 export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<WatchEvent> {
   return new Observable<WatchEvent>((subscriber) => {
-    const { nc, js, jsm, log } = deps;
+    const { nc, log } = deps;
+    const clients = (timeout: number) => ({
+      js: jetstream(nc, { timeout, ...(deps.inboxPrefix ? { watcherPrefix: deps.inboxPrefix } : {}) }),
+      jsm: jetstreamManager(nc, { timeout, checkAPI: false }),
+    });
+    const probe = jetstreamManager(nc, { timeout: RESUME_TIMEOUT_MS, checkAPI: false });
     const stream = `KV_${opts.bucket}`;
     const prefix = `$KV.${opts.bucket}.`;
     const baseRetry = opts.retryMs ?? 250;
@@ -88,11 +97,14 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       const old = current;
       current = undefined;
       old?.stop();
+      const { js, jsm } = clients(attemptTimeoutMs({ reason, failures }));
+      let step = "read the stream's state";
       try {
-        const si = await jsm.streams.info(stream);
+        const si = await (await jsm).streams.info(stream);
         const lastSeq = si.state.last_seq;
         const historyGone = from > 0 && from < lastSeq && si.state.first_seq > from + 1;
         if (historyGone) subscriber.next({ type: "rebuilding", fromRevision: from, firstSeq: si.state.first_seq });
+        step = "create the watch's consumer";
         const consumer = await js.consumers.getPushConsumer(stream, {
           filter_subjects: `${prefix}>`,
           ...(from > 0 && !historyGone
@@ -112,6 +124,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
           subscriber.next({ type: "synced", lastSeq });
         };
         if (pending === 0) markSynced();
+        step = "start consuming";
         const messages = await consumer.consume({
           callback: (m) => {
             if (gen !== generation) return;
@@ -141,8 +154,11 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       } catch (err) {
         if (stopped || gen !== generation) return;
         failures++;
-        const wait = Math.min(10_000, baseRetry * 2 ** Math.min(failures, 6));
-        log.warn({ bucket: opts.bucket, err: (err as Error).message, retryInMs: wait }, "cannot watch the bucket yet; retrying");
+        const wait = retryWaitMs(failures, isTimeout(err), baseRetry);
+        log[warnsAt(failures) ? "warn" : "debug"](
+          { bucket: opts.bucket, step, err: (err as Error).message, failures, retryInMs: wait },
+          "cannot watch the bucket yet; retrying",
+        );
         setTimeout(() => {
           if (!stopped && gen === generation) void start(`retry after: ${(err as Error).message}`);
         }, wait).unref();
@@ -160,10 +176,19 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
     // A watch can stall without any signal: if the stream is ahead of what was
     // applied and nothing was applied since the last check, start again.
     let behind: { applied: number; lastSeq: number } | undefined;
+    let checking = false;
     const checkStall = async (): Promise<void> => {
-      if (stopped || current === undefined || nc.isClosed()) return;
+      if (stopped || checking || current === undefined || nc.isClosed()) return;
       const gen = generation;
-      const lastSeq = (await jsm.streams.info(stream)).state.last_seq;
+      checking = true;
+      const lastSeq = await probe
+        .then((m) => m.streams.info(stream))
+        .then(
+          (si) => si.state.last_seq,
+          () => undefined,
+        );
+      checking = false;
+      if (lastSeq === undefined) return;
       const applied = opts.fromRevision();
       if (lastSeq <= applied) behind = undefined;
       else if (behind === undefined || behind.applied !== applied) behind = { applied, lastSeq };
@@ -173,8 +198,8 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       }
     };
     const stallTimer =
-      (opts.stallCheckMs ?? 3000) > 0
-        ? setInterval(() => void checkStall().catch(() => undefined), opts.stallCheckMs ?? 3000)
+      (opts.stallCheckMs ?? 1000) > 0
+        ? setInterval(() => void checkStall().catch(() => undefined), opts.stallCheckMs ?? 1000)
         : undefined;
     stallTimer?.unref();
 

@@ -3,7 +3,6 @@
  * decodes them: a new store per bucket fed by its own watch until synced.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { firstValueFrom, filter, timeout } from "rxjs";
 import type { Logger } from "../log.js";
 import { WHATS, type What } from "../keys/mod.js";
@@ -14,13 +13,11 @@ import { wholeAnswer } from "../verb/answer.js";
 import type { Answer } from "../verb/client.js";
 
 export async function readBuckets(nc: NatsConnection, log: Logger, timeoutMs = 60_000): Promise<Record<What, Answer>> {
-  const jsm = await jetstreamManager(nc);
-  const js = jetstream(nc);
   const projections = {} as Record<What, Projection>;
   try {
     for (const w of WHATS) {
       const p = new Projection(specFor(w), log);
-      p.connect(watchBucket({ nc, js, jsm, log }, { bucket: BUCKETS[w], fromRevision: () => p.revision, stallCheckMs: 0 }));
+      p.connect(watchBucket({ nc, log }, { bucket: BUCKETS[w], fromRevision: () => p.revision, stallCheckMs: 0 }));
       projections[w] = p;
     }
     for (const w of WHATS) await firstValueFrom(projections[w].synced$.pipe(filter(Boolean), timeout(timeoutMs)));

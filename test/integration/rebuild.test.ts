@@ -46,7 +46,7 @@ test("when the history needed to resume is gone, the projection is rebuilt from 
   const si = await jsm.streams.info(`KV_${needsSpec.bucket}`);
   assert.ok(si.state.first_seq > 4, `history after revision 3 is gone (first_seq ${si.state.first_seq})`);
 
-  const sub = p.connect(watchBucket({ nc, js, jsm, log }, { bucket: needsSpec.bucket, fromRevision: () => p.revision }));
+  const sub = p.connect(watchBucket({ nc, log }, { bucket: needsSpec.bucket, fromRevision: () => p.revision }));
   try {
     await eventually(() => assert.deepEqual(p.store.entryKeys(), ["n1.m.config.e"]));
     assert.equal(p.revision, si.state.last_seq);

@@ -1,0 +1,49 @@
+import { describe, test } from "node:test";
+import assert from "node:assert/strict";
+import {
+  attemptTimeoutMs,
+  isTimeout,
+  retryWaitMs,
+  warnsAt,
+  MAX_RETRY_MS,
+  RESUME_TIMEOUT_MS,
+  USUAL_TIMEOUT_MS,
+  WARN_EVERY,
+} from "../../src/streams/retry.js";
+
+describe("how a watch retries", () => {
+  test("the first try at start keeps the client's usual timeout: a large stream's consumer takes seconds", () => {
+    assert.equal(attemptTimeoutMs({ reason: "start", failures: 0 }), USUAL_TIMEOUT_MS);
+  });
+
+  test("a resume starts with a short timeout and lengthens it only while tries keep failing", () => {
+    const timeouts = [0, 1, 2, 3, 10].map((failures) => attemptTimeoutMs({ reason: "the connection came back", failures }));
+    assert.deepEqual(timeouts, [RESUME_TIMEOUT_MS, 2 * RESUME_TIMEOUT_MS, USUAL_TIMEOUT_MS, USUAL_TIMEOUT_MS, USUAL_TIMEOUT_MS]);
+    assert.ok(RESUME_TIMEOUT_MS < USUAL_TIMEOUT_MS);
+  });
+
+  test("a start that failed retries like a resume", () => {
+    assert.equal(attemptTimeoutMs({ reason: "start", failures: 1 }), 2 * RESUME_TIMEOUT_MS);
+  });
+
+  test("a try that timed out has waited already and is retried after the base wait", () => {
+    for (const failures of [1, 5, 50]) assert.equal(retryWaitMs(failures, true, 250), 250);
+  });
+
+  test("fast failures back off, doubling, never beyond MAX_RETRY_MS", () => {
+    const waits = [1, 2, 3, 4, 10, 1000].map((f) => retryWaitMs(f, false, 250));
+    assert.deepEqual(waits, [500, 1000, MAX_RETRY_MS, MAX_RETRY_MS, MAX_RETRY_MS, MAX_RETRY_MS]);
+  });
+
+  test("a long outage warns on the first failure and then once every WARN_EVERY, not on every try", () => {
+    const warned = Array.from({ length: 3 * WARN_EVERY }, (_, i) => i + 1).filter(warnsAt);
+    assert.deepEqual(warned, [1, WARN_EVERY, 2 * WARN_EVERY, 3 * WARN_EVERY]);
+  });
+
+  test("timeouts are told apart from other failures by the client's message", () => {
+    assert.equal(isTimeout(new Error("timeout")), true);
+    assert.equal(isTimeout(new Error("TIMEOUT")), true);
+    assert.equal(isTimeout(new Error("no responders")), false);
+    assert.equal(isTimeout("jetstream is not enabled"), false);
+  });
+});
