@@ -9,7 +9,7 @@ export const ErrorCodes = {
   BAD_REQUEST: { code: "E_BAD_REQUEST", status: 400 },
   /** A request is over one of the bounds (body size, limit, minRevision wait). */
   REQUEST_TOO_LARGE: { code: "E_REQUEST_BOUND", status: 400 },
-  /** The projections have not finished their first sync (or are catching up after a reconnect). */
+  /** The asked projections have not finished their first sync (a projection whose watch resumes keeps answering). */
   NOT_SYNCED: { code: "E_NOT_SYNCED", status: 503 },
   /** `minRevision` was not reached within the bounded wait. */
   REVISION_TIMEOUT: { code: "E_REVISION_TIMEOUT", status: 504 },

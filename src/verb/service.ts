@@ -164,15 +164,12 @@ export class VerbService {
     const { req } = known;
     const { projections } = this.opts;
     const projection = projections[req.what];
+    // Only the first sync gates answers. A projection whose watch is resuming
+    // still holds its bucket exactly as of `revision` (a prefix of the stream's
+    // history), and answers from it, as an informer's lister does; a node that
+    // must see a write asks with minRevision.
     for (const p of req.what === "needs" ? [projection, projections.registry] : [projection]) {
-      if (!p.isSynced) {
-        throw new ProvisionerError(
-          "NOT_SYNCED",
-          p.hasSynced
-            ? `the ${p.what} projection is catching up after its watch resumed; retry in a moment`
-            : `the ${p.what} projection has not finished its first sync; retry in a moment`,
-        );
-      }
+      if (!p.hasSynced) throw new ProvisionerError("NOT_SYNCED", `the ${p.what} projection has not finished its first sync; retry in a moment`);
     }
     return { req, key: known.key, projection, wait: req.minRevision !== undefined && projection.revision < req.minRevision };
   }
