@@ -14,6 +14,7 @@ import { BUCKETS, SEAT_BUCKET, specFor } from "./projections/buckets.js";
 import { Projection } from "./projections/projection.js";
 import { ensureBuckets, type BucketPlan } from "./streams/buckets.js";
 import { watchBucket } from "./streams/kv-watch.js";
+import { MeshOverview } from "./projections/overview.js";
 import { allSynced } from "./streams/synced.js";
 import { kvRegistryWriter } from "./reconcile/apply.js";
 import { Reconciler } from "./reconcile/loop.js";
@@ -43,6 +44,8 @@ export interface Provisioner {
   /** True while the connection to the bus is up. */
   readonly connected: () => boolean;
   readonly projections: Readonly<Record<What, Projection>>;
+  /** Counts per node of the whole mesh, kept as the projections apply changes (the dashboard's overview). */
+  readonly overview: MeshOverview;
   readonly reconciler: Reconciler;
   readonly verb: VerbService;
   readonly seat: Seat;
@@ -104,9 +107,11 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   const desired = desiredRegistry(table);
   const knownKinds = new Set(desired.keys());
   const projections = {} as Record<What, Projection>;
+  // The mesh overview follows the node buckets' stores as they apply; a kind is answered while the registry holds it.
+  const overview = new MeshOverview((kind) => projections.registry.store.slotOf(kind) >= 0);
   const subs: Subscription[] = [];
   for (const what of WHATS) {
-    const p = new Projection(specFor(what, knownKinds), log);
+    const p = new Projection(specFor(what, knownKinds), log, what === "registry" ? undefined : overview.observerFor(what));
     projections[what] = p;
     subs.push(p.connect(watchBucket({ nc, log, inboxPrefix: opts.inboxPrefix }, { bucket: BUCKETS[what], fromRevision: () => p.revision })));
   }
@@ -153,6 +158,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     const s = allSynced(WHATS.map((w) => projections[w].synced$)).subscribe((ok) => {
       if (!ok) return;
       log.info(Object.fromEntries(WHATS.map((w) => [w, projections[w].revision])), "all projections synced: answering from them");
+      overview.markSynced();
       resolve();
       queueMicrotask(() => s.unsubscribe());
     });
@@ -179,7 +185,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   })().catch(() => undefined);
   const connected = (): boolean => up && !nc.isClosed();
 
-  return { nc, jsm, connected, projections, reconciler, verb, seat, synced, stop };
+  return { nc, jsm, connected, projections, overview, reconciler, verb, seat, synced, stop };
 }
 
 export { ProvisionerError };

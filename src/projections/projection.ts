@@ -8,7 +8,12 @@ import { BehaviorSubject, Subject, filter, firstValueFrom, timeout, type Observa
 import type { Logger } from "../log.js";
 import type { WatchEvent } from "../streams/kv-watch.js";
 import type { BucketSpec } from "./spec.js";
-import { ProjectionStore, type Change } from "./store.js";
+import { ProjectionStore, type Change, type StoreObserver } from "./store.js";
+
+/** A store observer that can also forget what it was told (before a rebuilt store is replayed into it). */
+export interface ProjectionObserver extends StoreObserver {
+  clear(): void;
+}
 
 export interface ProjectionStats {
   readonly what: string;
@@ -34,8 +39,13 @@ export class Projection {
   private sub: Subscription | undefined;
   private readonly log: Logger;
 
-  constructor(spec: BucketSpec, log: Logger) {
-    this.store = new ProjectionStore(spec);
+  /** `observer` is told of every entry and out-of-shape key the store takes in or lets go (the overview's counts). */
+  constructor(
+    spec: BucketSpec,
+    log: Logger,
+    private readonly observer?: ProjectionObserver,
+  ) {
+    this.store = new ProjectionStore(spec, { observer });
     this.log = log.child({ bucket: spec.bucket });
   }
 
@@ -151,6 +161,11 @@ export class Projection {
     this.rebuilding = undefined;
     next.markSynced(lastSeq);
     this.store = next;
+    // The rebuilt store was built aside, unobserved: the observer starts again from it.
+    if (this.observer !== undefined) {
+      this.observer.clear();
+      next.observeWith(this.observer);
+    }
     if (!this.everSynced) return;
     const rev = next.revision;
     for (const e of old.allEntries()) {

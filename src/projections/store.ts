@@ -78,6 +78,22 @@ export interface Change {
   readonly newlyOutOfShape: boolean;
 }
 
+/**
+ * Told of every entry and out-of-shape key that comes into or goes out of a
+ * store, as it is applied (the snapshot included): what keeps counts that
+ * follow the store, such as the mesh overview, without a scan per read.
+ */
+export interface StoreObserver {
+  /** An entry in shape was put; `isNew` when the key held no entry before. */
+  entryIn(key: string, fields: Readonly<Record<string, string>>, revision: number, isNew: boolean): void;
+  /** An entry in shape left the store (deleted, or now out of shape), at `revision`. */
+  entryOut(key: string, fields: Readonly<Record<string, string>>, revision: number): void;
+  /** A key out of shape was put; `isNew` when it was not out of shape before. */
+  outOfShapeIn(rec: OutOfShapeKey, isNew: boolean): void;
+  /** A key out of shape left (deleted, or now in shape), at `revision`. */
+  outOfShapeOut(rec: OutOfShapeKey, revision: number): void;
+}
+
 /** The slots a narrowing reads, in key order, in batches: `fill(out)` copies the next ones into `out` and says how many (0: done). */
 export interface SlotScan {
   fill(out: Int32Array): number;
@@ -189,9 +205,16 @@ export class ProjectionStore {
   private readonly keyFirst: boolean;
   private readonly keyAt: number;
 
-  /** `segmentBytes`: the size of the record arena's segments (tests make them small to compact often). */
-  constructor(spec: BucketSpec, opts: { segmentBytes?: number } = {}) {
+  /** Told of what comes and goes (see StoreObserver); none for a store built aside. */
+  private observer: StoreObserver | undefined;
+
+  /**
+   * `segmentBytes`: the size of the record arena's segments (tests make them
+   * small to compact often); `observer`: told of what comes and goes.
+   */
+  constructor(spec: BucketSpec, opts: { segmentBytes?: number; observer?: StoreObserver } = {}) {
     this.spec = spec;
+    this.observer = opts.observer;
     this.keyFirst = spec.head === undefined;
     this.keyAt = this.keyFirst ? 0 : 8;
     const slots = this.slots;
@@ -375,15 +398,16 @@ export class ProjectionStore {
     if (revision <= this.revision) return null;
     this.revision = revision;
     if (operation !== "PUT") {
-      this.removeEntry(key);
-      this.removeOutOfShape(key);
+      this.removeEntry(key, revision);
+      this.removeOutOfShape(key, revision);
       return { op: "delete", key, revision, newlyOutOfShape: false };
     }
     const d = this.spec.decode(key, value, revision);
     if (d.ok) {
-      this.removeOutOfShape(key);
+      this.removeOutOfShape(key, revision);
       const hash = hashKey(key);
       let slot = this.table.get(key, hash);
+      const isNew = slot < 0;
       if (slot >= 0) {
         // The new record first: the old one is then dead for any compaction its release sets off.
         const seg = this.slots.seg[slot] as number;
@@ -398,14 +422,16 @@ export class ProjectionStore {
         this.addToOrders(slot, key, d.fields);
       }
       if (d.value !== undefined) this.values.set(key, d.value);
+      this.observer?.entryIn(key, d.fields, revision, isNew);
       return new EntryPut(key, revision, this, slot);
     }
-    this.removeEntry(key);
+    this.removeEntry(key, revision);
     const before = this.oos.get(key);
     const json = JSON.stringify({ key, reason: d.reason });
     const rec: OutOfShapeKey = { key, revision, reason: d.reason, readable: d.readable, json, bytes: Buffer.byteLength(json) };
     if (before === undefined) this.oosOrder.insert(key, key);
     this.oos.set(key, rec);
+    this.observer?.outOfShapeIn(rec, before === undefined);
     return { op: "put", key, revision, outOfShape: rec, newlyOutOfShape: before?.reason !== d.reason };
   }
 
@@ -500,10 +526,11 @@ export class ProjectionStore {
     }
   }
 
-  private removeEntry(key: string): void {
+  private removeEntry(key: string, revision: number): void {
     const slot = this.table.get(key);
     if (slot < 0) return;
-    const fields = this.indexes.length > 0 ? this.spec.fieldsOf(key) : {};
+    const fields = this.indexes.length > 0 || this.observer !== undefined ? this.spec.fieldsOf(key) : {};
+    this.observer?.entryOut(key, fields, revision);
     for (const ix of this.indexes) {
       const v = fields[ix.field] as string;
       const set = ix.byValue.get(v);
@@ -521,7 +548,25 @@ export class ProjectionStore {
     this.arena.free(this.slots.seg[slot] as number, this.recordLength(slot));
   }
 
-  private removeOutOfShape(key: string): void {
-    if (this.oos.delete(key)) this.oosOrder.remove(key);
+  private removeOutOfShape(key: string, revision: number): void {
+    const rec = this.oos.get(key);
+    if (rec === undefined) return;
+    this.oos.delete(key);
+    this.oosOrder.remove(key);
+    this.observer?.outOfShapeOut(rec, revision);
+  }
+
+  /**
+   * From now on tell `observer` of what comes and goes, after telling it of
+   * every entry and out-of-shape key held now, as if each were put (a store
+   * built aside and swapped in whole).
+   */
+  observeWith(observer: StoreObserver): void {
+    this.observer = observer;
+    for (const slot of this.order) {
+      const key = this.keyOf(slot);
+      observer.entryIn(key, this.spec.fieldsOf(key), this.slots.revision[slot] as number, true);
+    }
+    for (const rec of this.oos.values()) observer.outOfShapeIn(rec, true);
   }
 }

@@ -1,0 +1,297 @@
+/**
+ * The mesh overview (pure): counts per node, kept as the node buckets' stores
+ * apply changes (it observes them; see StoreObserver), so that the dashboard
+ * reads totals and a page of nodes without scanning a single entry.
+ *
+ * Per node it keeps the needs per module and per kind, the modules applied,
+ * the collect items, the keys out of shape whose node token is readable, and
+ * its last change. What depends on the registry (a need is unanswered when
+ * the registry has no entry for its kind) is computed when read, from the
+ * per-kind counts and the registry's kinds at that moment, so a registry
+ * change needs no recount.
+ */
+import type { OutOfShapeKey } from "./store.js";
+import type { ProjectionObserver } from "./projection.js";
+
+export type NodeBucket = "needs" | "applied" | "collect";
+
+/** One node's line in the node list. */
+export interface NodeRow {
+  readonly node: string;
+  /** Modules named by its needs or its applied keys. */
+  readonly modules: number;
+  readonly needs: number;
+  /** Needs whose kind the registry does not answer. */
+  readonly unanswered: number;
+  /** Modules with needs and nothing applied. */
+  readonly notApplied: number;
+  readonly applied: number;
+  readonly collect: number;
+  readonly outOfShape: number;
+  /** Its last change seen by this service: the bucket, the revision, and when (ms since the epoch; null for the first sync's). */
+  readonly last: { readonly what: NodeBucket; readonly revision: number; readonly at: number | null } | null;
+  /** Something an operator should look at: an unanswered need, a module not applied, a key out of shape. */
+  readonly problems: boolean;
+}
+
+export interface OverviewTotals {
+  readonly nodes: number;
+  readonly nodesWithProblems: number;
+  readonly modules: number;
+  readonly needs: number;
+  readonly unanswered: number;
+  readonly notApplied: number;
+  readonly applied: number;
+  readonly collect: number;
+  readonly outOfShape: Readonly<Record<NodeBucket, number>>;
+  /** Keys out of shape with no readable node token: in the totals, on no node. */
+  readonly outOfShapeWithoutNode: number;
+}
+
+export interface NodeQuery {
+  /** Keep nodes whose name contains this (case-insensitive). */
+  readonly match?: string;
+  /** Keep only nodes with problems. */
+  readonly problems?: boolean;
+  readonly offset?: number;
+  readonly limit?: number;
+}
+
+export interface NodePage {
+  /** Nodes in the mesh. */
+  readonly total: number;
+  /** Nodes the query keeps. */
+  readonly matched: number;
+  readonly offset: number;
+  readonly rows: readonly NodeRow[];
+}
+
+export const MAX_NODE_PAGE = 500;
+
+const BUCKET_IDS: Record<NodeBucket, number> = { needs: 0, applied: 1, collect: 2 };
+const BUCKET_NAMES: readonly NodeBucket[] = ["needs", "applied", "collect"];
+
+class NodeCounts {
+  needs = 0;
+  readonly needsByModule = new Map<string, number>();
+  readonly needsByKind = new Map<string, number>();
+  readonly appliedModules = new Set<string>();
+  collect = 0;
+  /** Keys out of shape, per bucket (BUCKET_IDS). */
+  readonly outOfShape = [0, 0, 0];
+  // The last change, as three fields: a change allocates nothing (a first sync applies a million).
+  lastBucket = -1;
+  lastRevision = 0;
+  lastAt = 0;
+
+  get outOfShapeCount(): number {
+    return (this.outOfShape[0] as number) + (this.outOfShape[1] as number) + (this.outOfShape[2] as number);
+  }
+
+  get empty(): boolean {
+    return this.needs === 0 && this.appliedModules.size === 0 && this.collect === 0 && this.outOfShapeCount === 0;
+  }
+
+  get last(): NodeRow["last"] {
+    if (this.lastBucket < 0) return null;
+    return { what: BUCKET_NAMES[this.lastBucket] as NodeBucket, revision: this.lastRevision, at: this.lastAt === 0 ? null : this.lastAt };
+  }
+}
+
+function bump<K>(m: Map<K, number>, k: K, by: number): void {
+  const n = (m.get(k) ?? 0) + by;
+  if (n === 0) m.delete(k);
+  else m.set(k, n);
+}
+
+export class MeshOverview {
+  private readonly nodes = new Map<string, NodeCounts>();
+  private readonly kindTotals = new Map<string, number>();
+  private readonly oosTotals: Record<NodeBucket, number> = { needs: 0, applied: 0, collect: 0 };
+  private readonly oosWithoutNodeBy = [0, 0, 0];
+  private sorted: string[] | undefined;
+  private synced = false;
+  /** Bumped on every change: readers compare it to know the counts moved. */
+  version = 0;
+
+  /**
+   * `isAnswered`: whether the registry answers a kind now; `now`: the clock
+   * (only changes after `markSynced` get a time).
+   */
+  constructor(
+    private readonly isAnswered: (kind: string) => boolean,
+    private readonly now: () => number = Date.now,
+  ) {}
+
+  /** The first sync is over: changes from now on carry the time they were applied. */
+  markSynced(): void {
+    this.synced = true;
+  }
+
+  /** The observer to give the bucket's projection. */
+  observerFor(what: NodeBucket): ProjectionObserver {
+    return {
+      clear: () => this.clear(what),
+      entryIn: (key, fields, revision, isNew) => this.entry(what, fields, revision, isNew ? 1 : 0),
+      entryOut: (key, fields, revision) => this.entry(what, fields, revision, -1),
+      outOfShapeIn: (rec, isNew) => this.outOfShape(what, rec, rec.revision, isNew ? 1 : 0),
+      outOfShapeOut: (rec, revision) => this.outOfShape(what, rec, revision, -1),
+    };
+  }
+
+  /** Forget one bucket's part (its store is about to be replayed whole, after a rebuild). */
+  clear(what: NodeBucket): void {
+    for (const [name, n] of this.nodes) {
+      if (what === "needs") {
+        n.needs = 0;
+        n.needsByModule.clear();
+        n.needsByKind.clear();
+      } else if (what === "applied") n.appliedModules.clear();
+      else n.collect = 0;
+      n.outOfShape[BUCKET_IDS[what]] = 0;
+      this.dropIfEmpty(name, n);
+    }
+    if (what === "needs") this.kindTotals.clear();
+    this.oosTotals[what] = 0;
+    this.oosWithoutNodeBy[BUCKET_IDS[what]] = 0;
+    this.version++;
+  }
+
+  totals(): OverviewTotals {
+    let needs = 0;
+    let unanswered = 0;
+    for (const [kind, n] of this.kindTotals) {
+      needs += n;
+      if (!this.isAnswered(kind)) unanswered += n;
+    }
+    let modules = 0;
+    let notApplied = 0;
+    let applied = 0;
+    let collect = 0;
+    let withProblems = 0;
+    for (const n of this.nodes.values()) {
+      const r = this.counts(n);
+      modules += r.modules;
+      notApplied += r.notApplied;
+      applied += r.applied;
+      collect += n.collect;
+      if (r.problems) withProblems++;
+    }
+    return {
+      nodes: this.nodes.size,
+      nodesWithProblems: withProblems,
+      modules,
+      needs,
+      unanswered,
+      notApplied,
+      applied,
+      collect,
+      outOfShape: { ...this.oosTotals },
+      outOfShapeWithoutNode: this.oosWithoutNodeBy.reduce((a, b) => a + b, 0),
+    };
+  }
+
+  /** One node's row, or undefined when the mesh has no key of it. */
+  row(node: string): NodeRow | undefined {
+    const n = this.nodes.get(node);
+    return n === undefined ? undefined : { node, ...this.counts(n), collect: n.collect, outOfShape: n.outOfShapeCount, last: n.last };
+  }
+
+  /** A page of the node list, sorted by name, filtered on the server. */
+  page(q: NodeQuery = {}): NodePage {
+    const names = (this.sorted ??= [...this.nodes.keys()].sort());
+    const match = q.match?.toLowerCase();
+    const offset = Math.max(0, Math.floor(q.offset ?? 0));
+    const limit = Math.min(MAX_NODE_PAGE, Math.max(1, Math.floor(q.limit ?? 50)));
+    const rows: NodeRow[] = [];
+    let matched = 0;
+    for (const name of names) {
+      if (match !== undefined && match !== "" && !name.toLowerCase().includes(match)) continue;
+      if (q.problems === true || (matched >= offset && rows.length < limit)) {
+        const row = this.row(name) as NodeRow;
+        if (q.problems === true && !row.problems) continue;
+        if (matched >= offset && rows.length < limit) rows.push(row);
+      }
+      matched++;
+    }
+    return { total: this.nodes.size, matched, offset, rows };
+  }
+
+  private counts(n: NodeCounts): { modules: number; needs: number; unanswered: number; notApplied: number; applied: number; problems: boolean } {
+    let unanswered = 0;
+    for (const [kind, c] of n.needsByKind) if (!this.isAnswered(kind)) unanswered += c;
+    let notApplied = 0;
+    for (const m of n.needsByModule.keys()) if (!n.appliedModules.has(m)) notApplied++;
+    let modules = n.needsByModule.size;
+    for (const m of n.appliedModules) if (!n.needsByModule.has(m)) modules++;
+    return {
+      modules,
+      needs: n.needs,
+      unanswered,
+      notApplied,
+      applied: n.appliedModules.size,
+      problems: unanswered > 0 || notApplied > 0 || n.outOfShapeCount > 0,
+    };
+  }
+
+  private entry(what: NodeBucket, fields: Readonly<Record<string, string>>, revision: number, delta: -1 | 0 | 1): void {
+    const name = fields["node"];
+    if (name === undefined) return;
+    const n = delta >= 0 ? this.nodeFor(name) : this.nodes.get(name);
+    if (n === undefined) return;
+    if (delta !== 0) {
+      const module = fields["module"] as string;
+      if (what === "needs") {
+        const kind = fields["kind"] as string;
+        n.needs += delta;
+        bump(n.needsByModule, module, delta);
+        bump(n.needsByKind, kind, delta);
+        bump(this.kindTotals, kind, delta);
+      } else if (what === "applied") {
+        if (delta > 0) n.appliedModules.add(module);
+        else n.appliedModules.delete(module);
+      } else n.collect += delta;
+    }
+    this.touched(name, n, what, revision);
+  }
+
+  private outOfShape(what: NodeBucket, rec: OutOfShapeKey, revision: number, delta: -1 | 0 | 1): void {
+    this.oosTotals[what] += delta;
+    const name = rec.readable["node"];
+    if (name === undefined) {
+      const i = BUCKET_IDS[what];
+      this.oosWithoutNodeBy[i] = (this.oosWithoutNodeBy[i] as number) + delta;
+      this.version++;
+      return;
+    }
+    const n = delta >= 0 ? this.nodeFor(name) : this.nodes.get(name);
+    if (n === undefined) return;
+    const i = BUCKET_IDS[what];
+    n.outOfShape[i] = (n.outOfShape[i] as number) + delta;
+    this.touched(name, n, what, revision);
+  }
+
+  private nodeFor(name: string): NodeCounts {
+    let n = this.nodes.get(name);
+    if (n === undefined) {
+      n = new NodeCounts();
+      this.nodes.set(name, n);
+      this.sorted = undefined;
+    }
+    return n;
+  }
+
+  private touched(name: string, n: NodeCounts, what: NodeBucket, revision: number): void {
+    n.lastBucket = BUCKET_IDS[what];
+    n.lastRevision = revision;
+    n.lastAt = this.synced ? this.now() : 0;
+    this.dropIfEmpty(name, n);
+    this.version++;
+  }
+
+  private dropIfEmpty(name: string, n: NodeCounts): void {
+    if (!n.empty) return;
+    this.nodes.delete(name);
+    this.sorted = undefined;
+  }
+}
