@@ -28,6 +28,8 @@ export interface ServeConfig {
   readonly seatTtlMs: number;
   readonly replicas: number;
   readonly http?: { host: string; port: number };
+  /** When set, the dashboard's data and event stream ask for it as a bearer token. */
+  readonly httpToken?: string;
   /** The longest a `minRevision` request may wait before a 504. */
   readonly maxWaitMs: number;
   /** How long a drifted registry waits before it is repaired (debounce). */
@@ -43,7 +45,7 @@ export type ConnectionFlags = Partial<
 >;
 
 export type ServeFlags = ConnectionFlags &
-  Partial<Record<"registryInterval" | "seatTtl" | "replicas" | "http" | "maxWait" | "driftDelay" | "logLevel" | "heapGrowing", string>>;
+  Partial<Record<"registryInterval" | "seatTtl" | "replicas" | "http" | "httpToken" | "maxWait" | "driftDelay" | "logLevel" | "heapGrowing", string>>;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -117,6 +119,7 @@ export function serveConfig(flags: ServeFlags, env: Env = process.env): ServeCon
     seatTtlMs: parseDuration(flags.seatTtl ?? "10s", "--seat-ttl"),
     replicas: positiveInt(flags.replicas ?? "1", "--replicas", 5),
     http: flags.http === undefined ? undefined : parseHostPort(flags.http),
+    httpToken: pick(flags.httpToken, env, "MESH_PROVISIONER_HTTP_TOKEN"),
     maxWaitMs: parseDuration(flags.maxWait ?? "5s", "--max-wait"),
     driftDelayMs: parseDuration(flags.driftDelay ?? "250ms", "--drift-delay"),
     logLevel: flags.logLevel ?? env["LOG_LEVEL"] ?? "info",
@@ -124,6 +127,12 @@ export function serveConfig(flags: ServeFlags, env: Env = process.env): ServeCon
   };
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(cfg.logLevel)) {
     throw new ProvisionerError("CONFIG", `--log-level "${cfg.logLevel}" must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+  if (cfg.httpToken !== undefined && cfg.http === undefined) {
+    throw new ProvisionerError("CONFIG", "--http-token (or MESH_PROVISIONER_HTTP_TOKEN) guards the dashboard, which only --http <host:port> serves: add --http");
+  }
+  if (cfg.httpToken !== undefined && cfg.httpToken.length < 16) {
+    throw new ProvisionerError("CONFIG", "--http-token must be at least 16 characters (try: openssl rand -hex 24)");
   }
   return Object.freeze(cfg);
 }

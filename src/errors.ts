@@ -13,6 +13,10 @@ export const ErrorCodes = {
   NOT_SYNCED: { code: "E_NOT_SYNCED", status: 503 },
   /** `minRevision` was not reached within the bounded wait. */
   REVISION_TIMEOUT: { code: "E_REVISION_TIMEOUT", status: 504 },
+  /** The dashboard's data was asked for without its token (--http-token). */
+  UNAUTHORIZED: { code: "E_UNAUTHORIZED", status: 401 },
+  /** No such HTTP path. */
+  NOT_FOUND: { code: "E_NOT_FOUND", status: 404 },
   /** Something failed inside the service; the request may be retried. */
   INTERNAL: { code: "E_INTERNAL", status: 500 },
   /** A flag or environment value is not valid; the process cannot start. */

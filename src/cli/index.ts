@@ -25,7 +25,8 @@ export function program(): Command {
     .option("--replicas <n>", "replicas of the buckets it creates", whole("--replicas"), "1")
     .option("--max-wait <duration>", "longest wait of a minRevision request before 504", "5s")
     .option("--drift-delay <duration>", "how soon a drifted registry is repaired", "250ms")
-    .option("--http <host:port>", "serve /healthz, /readyz and /metrics there")
+    .option("--http <host:port>", "serve the dashboard, /healthz, /readyz and /metrics there")
+    .option("--http-token <token>", "the dashboard's data and events need this bearer token (env MESH_PROVISIONER_HTTP_TOKEN)")
     .option("--log-level <level>", "fatal, error, warn, info, debug or trace (env LOG_LEVEL)")
     .option("--heap-growing <percent>", "how far the JS heap grows between full collections, in percent of what the last left live; 0: V8's own (env MESH_PROVISIONER_HEAP_GROWING)", "300")
     .action(async (flags) => (await import("./serve.js")).serveCommand(flags));

@@ -1,21 +1,23 @@
 /**
  * The operator's window over HTTP (I/O): `/healthz` (the process is up),
  * `/readyz` (200 only once the projections are synced and the bus is
- * connected), `/metrics` (Prometheus text), `/` (a live dashboard),
- * `/api/snapshot` (what the dashboard starts from) and `/events`
- * (server-sent events: the same changes the feed publishes).
+ * connected), `/metrics` (Prometheus text), `/` (the dashboard's page), and
+ * the dashboard's data: `/api/overview`, `/api/nodes`, `/api/node?node=` and
+ * the event stream `/events` (see dashboard-api.ts and events.ts; the format
+ * is in docs/dashboard.md). With a token, the data and the event stream ask
+ * for it; the page itself, `/healthz`, `/readyz` and `/metrics` stay open.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
-import { merge, map, type Subscription } from "rxjs";
 import type { Logger } from "../log.js";
-import { wrapError } from "../errors.js";
+import { ProvisionerError, wrapError } from "../errors.js";
 import type { Provisioner } from "../main.js";
-import { WHATS, type What } from "../keys/mod.js";
-import { feedEvent } from "../feed/events.js";
-import { answeredBy, wholeAnswer } from "../verb/answer.js";
+import { WHATS } from "../keys/mod.js";
 import type { Metrics } from "./metrics.js";
 import { DASHBOARD_HTML } from "./dashboard.js";
+import { nodeJson, nodeParam, nodeQuery, nodesJson, overviewJson } from "./dashboard-api.js";
+import { startEventHub } from "./events.js";
+import { tokenCheck } from "./auth.js";
 
 export interface HttpOptions {
   readonly host: string;
@@ -23,8 +25,8 @@ export interface HttpOptions {
   readonly provisioner: Provisioner;
   readonly metrics: Metrics;
   readonly log: Logger;
-  /** Entries per bucket in the dashboard's snapshot (the page is for people, not for a million keys). */
-  readonly snapshotLimit?: number;
+  /** When set, `/api/*` and `/events` need it as a bearer token. */
+  readonly token?: string;
 }
 
 export interface HttpHandle {
@@ -38,32 +40,21 @@ export function readiness(p: Provisioner): { ready: boolean; connected: boolean;
   return { ready: connected && Object.values(synced).every(Boolean), connected, synced };
 }
 
-function snapshot(p: Provisioner, limit: number): string {
-  const registry = p.projections.registry.store;
-  const pages = WHATS.map((w) => `"${w}":${wholeAnswer(w, p.projections[w].store, registry, limit)}`);
-  const seat = JSON.stringify({ holder: p.seat.holder ?? null, isHolder: p.seat.isHolder, instance: p.seat.instance });
-  return `{"seat":${seat},${pages.join(",")}}`;
-}
-
 export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
   const { provisioner: p, metrics, log } = opts;
-  const clients = new Set<ServerResponse>();
-  const isAnswered = (kind: string): boolean => answeredBy(p.projections.registry.store)(kind);
-  const changes: Subscription = merge(
-    ...WHATS.map((w: What) => p.projections[w].changes$.pipe(map((change) => ({ w, change })))),
-  ).subscribe(({ w, change }) => {
-    if (clients.size === 0) return;
-    const line = `data: ${feedEvent(w, change, w === "needs" ? isAnswered : undefined)}\n\n`;
-    for (const c of clients) c.write(line);
-  });
+  const events = startEventHub(p);
+  const allowed = tokenCheck(opts.token);
 
   const send = (res: ServerResponse, status: number, type: string, body: string): void => {
     res.writeHead(status, { "content-type": type, "cache-control": "no-store" });
     res.end(body);
   };
+  const sendError = (res: ServerResponse, err: ProvisionerError): void =>
+    send(res, err.status >= 400 && err.status < 600 ? err.status : 500, "application/json", JSON.stringify({ error: { code: err.code, message: err.message } }));
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
-    const path = (req.url ?? "/").split("?")[0];
+    const url = new URL(req.url ?? "/", "http://dashboard");
+    const path = url.pathname;
     switch (path) {
       case "/healthz":
         return send(res, 200, "application/json", '{"status":"ok"}');
@@ -73,25 +64,38 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
       }
       case "/metrics":
         return send(res, 200, metrics.registry.contentType, await metrics.registry.metrics());
-      case "/api/snapshot":
-        return send(res, 200, "application/json", snapshot(p, opts.snapshotLimit ?? 5000));
-      case "/events":
-        res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive" });
-        res.write(": connected\n\n");
-        clients.add(res);
-        req.on("close", () => clients.delete(res));
-        return;
       case "/":
         return send(res, 200, "text/html; charset=utf-8", DASHBOARD_HTML);
-      default:
-        return send(res, 404, "application/json", '{"error":"not found: try /, /healthz, /readyz, /metrics"}');
+      case "/favicon.ico":
+        res.writeHead(204).end();
+        return;
     }
+    if (path === "/events" || path.startsWith("/api/")) {
+      if (!allowed(req.headers.authorization, url.searchParams.get("access_token"))) {
+        res.setHeader("www-authenticate", 'Bearer realm="mesh-provisioner"');
+        return sendError(res, new ProvisionerError("UNAUTHORIZED", "this dashboard needs its token: send Authorization: Bearer <token> (or ?access_token= on /events)"));
+      }
+      switch (path) {
+        case "/api/overview":
+          return send(res, 200, "application/json", overviewJson(p));
+        case "/api/nodes":
+          return send(res, 200, "application/json", nodesJson(p, nodeQuery(url.searchParams)));
+        case "/api/node":
+          return send(res, 200, "application/json", nodeJson(p, nodeParam(url.searchParams)));
+        case "/events": {
+          const node = url.searchParams.has("node") ? nodeParam(url.searchParams) : undefined;
+          return events.open(req, res, node);
+        }
+      }
+    }
+    return sendError(res, new ProvisionerError("NOT_FOUND", `not found: ${path}; try /, /api/overview, /api/nodes, /api/node?node=, /events, /healthz, /readyz, /metrics`));
   };
 
   const server: Server = createServer((req, res) => {
     handle(req, res).catch((err: unknown) => {
-      log.warn({ err: (err as Error).message, url: req.url }, "an HTTP request failed");
-      if (!res.headersSent) send(res, 500, "application/json", JSON.stringify({ error: (err as Error).message }));
+      const e = wrapError("INTERNAL", "the HTTP request failed", err);
+      if (e.code !== "E_BAD_REQUEST") log.warn({ err: e.message, url: req.url }, "an HTTP request failed");
+      if (!res.headersSent) sendError(res, e);
       else res.end();
     });
   });
@@ -101,13 +105,11 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
   });
   const addr = server.address() as AddressInfo;
   const url = `http://${addr.family === "IPv6" ? `[${addr.address}]` : addr.address}:${addr.port}`;
-  log.info({ url }, "serving /healthz, /readyz, /metrics and the dashboard");
+  log.info({ url, token: opts.token !== undefined }, "serving /healthz, /readyz, /metrics and the dashboard");
   return {
     url,
     async close() {
-      changes.unsubscribe();
-      for (const c of clients) c.end();
-      clients.clear();
+      events.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

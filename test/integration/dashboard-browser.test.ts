@@ -17,11 +17,11 @@ import { ask } from "../../src/verb/client.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 // dist/test/integration/ -> the repository's docs/
-// The committed picture is refreshed only on request (UPDATE_SCREENSHOT=1); a plain test run leaves the tree clean.
-const SCREENSHOT =
+// The committed pictures are refreshed only on request (UPDATE_SCREENSHOT=1); a plain test run leaves the tree clean.
+const screenshot = (name: string): string =>
   process.env["UPDATE_SCREENSHOT"] === "1"
-    ? fileURLToPath(new URL("../../../docs/dashboard.png", import.meta.url))
-    : join(tmpdir(), `mesh-provisioner-dashboard-${process.pid}.png`);
+    ? fileURLToPath(new URL(`../../../docs/${name}.png`, import.meta.url))
+    : join(tmpdir(), `mesh-provisioner-${name}-${process.pid}.png`);
 
 function missingChromium(): string | false {
   try {
@@ -64,6 +64,18 @@ const COLLECT: Record<string, string> = {
 };
 const OUT_OF_SHAPE = "edge-2.web.config"; // a needs key with three tokens
 
+/** Launch Debian's Chromium headless; launch() gives it a new empty profile of its own and removes it on close(). */
+function launch(): Promise<Browser> {
+  return chromium.launch({
+    executablePath: CHROMIUM,
+    headless: true,
+    timeout: 15_000,
+    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+  });
+}
+
+const TOKEN = "browser-test-token-0123456789";
+
 describe("the dashboard at / in a headless Chromium", { skip }, () => {
   let server: RunningNatsServer;
   let client: NatsConnection;
@@ -90,7 +102,7 @@ describe("the dashboard at / in a headless Chromium", { skip }, () => {
     await kvs.needs.put(OUT_OF_SHAPE, "three tokens");
     for (const [k, v] of Object.entries(APPLIED)) await kvs.applied.put(k, JSON.stringify(v));
     for (const [k, v] of Object.entries(COLLECT)) await kvs.collect.put(k, v);
-    // The page starts from the snapshot: wait until the service holds all of it (bounded).
+    // The page starts from what the service holds: wait until it holds all of it (bounded).
     await eventually(
       async () => {
         assert.equal((await ask(client, { what: "registry" })).entries.length, 13);
@@ -100,24 +112,8 @@ describe("the dashboard at / in a headless Chromium", { skip }, () => {
       },
       { timeoutMs: 10_000, message: "the service did not catch up with the buckets" },
     );
-
-    // launch() gives the browser a new empty profile of its own and removes it on close().
-    browser = await chromium.launch({
-      executablePath: CHROMIUM,
-      headless: true,
-      timeout: 15_000,
-      args: [
-        "--headless",
-        "--no-sandbox",
-        "--disable-gpu",
-        "--disable-quic",
-        "--no-first-run",
-        "--disable-background-networking",
-        "--disable-component-update",
-        "--disable-sync",
-      ],
-    });
-    page = await browser.newPage({ viewport: { width: 1040, height: 620 } });
+    browser = await launch();
+    page = await browser.newPage({ viewport: { width: 1100, height: 700 } });
     page.setDefaultTimeout(10_000);
     page.on("pageerror", (err) => pageErrors.push(err.message));
   });
@@ -129,75 +125,108 @@ describe("the dashboard at / in a headless Chromium", { skip }, () => {
     await server?.stop();
   });
 
-  const rowText = (key: string): Promise<string[]> =>
-    page.locator(`#nodes tr[data-key="${key}"] td`).allTextContents();
+  const total = async (name: string): Promise<string> => ((await page.locator(`[data-total="${name}"] b`).textContent()) ?? "").trim();
+  const nodeRow = (node: string): Promise<string[]> => page.locator(`#nodes tr[data-node="${node}"] td`).allTextContents();
+  const listed = (): Promise<string[]> => page.locator("#nodes tbody tr").evaluateAll((rows) => rows.map((r) => r.getAttribute("data-node") ?? ""));
 
-  test("the page loads the snapshot: the seat's holder, a row per node and module, the collections and the keys out of shape", async () => {
+  test("the overview shows the mesh's totals, kept by the service, and a row per node", async () => {
     const res = await page.goto(`${base}/`, { waitUntil: "load" });
     assert.equal(res?.status(), 200);
     assert.equal(await page.title(), "mesh-provisioner");
-    await page.waitForSelector('#conn.live');
-    await page.waitForSelector('#nodes tr[data-key="edge-1.web"]');
+    await page.waitForSelector("#conn.live");
+    await page.waitForSelector('#nodes tr[data-node="edge-1"]');
+    await page.waitForSelector('[data-total="nodes"]');
 
     assert.ok(serve.instance, "the service logged its instance");
     const seat = await page.locator("#seat").textContent();
     assert.ok(seat?.includes(serve.instance), `the seat names the holder's instance: ${seat}`);
     assert.ok(seat?.includes(`pid ${serve.pid}`), seat ?? "");
-    assert.match((await page.locator("#counts").textContent()) ?? "", /registry 13 @13/);
+    assert.match((await page.locator("#revisions").textContent()) ?? "", /registry 13 @13/);
 
-    assert.deepEqual(await rowText("edge-1.web"), ["edge-1", "web", "4", "config, environment, port, secret", "applied"]);
-    assert.deepEqual(await rowText("edge-2.web"), ["edge-2", "web", "2", "config, port", "not applied"]);
-    assert.deepEqual(await rowText("core-1.metrics"), ["core-1", "metrics", "2", "port, tracing (unanswered)", "not applied"]);
-    assert.equal(await page.locator("#nodes tbody tr").count(), 5, "edge-1.web, edge-1.api, edge-2.web, core-1.postgres, core-1.metrics");
+    const totals: Record<string, string> = {};
+    for (const name of ["nodes", "nodesWithProblems", "modules", "needs", "unanswered", "notApplied", "collect", "registry", "outOfShape"]) totals[name] = await total(name);
+    assert.deepEqual(totals, { nodes: "3", nodesWithProblems: "2", modules: "5", needs: "12", unanswered: "1", notApplied: "2", collect: "5", registry: "13", outOfShape: "1" });
 
-    const collections = await page.locator("#collections tbody tr").evaluateAll((rows) =>
-      rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent)),
-    );
-    assert.deepEqual(collections, [
-      ["shell", "api, web", "edge-1, edge-2"],
-      ["ssh keys", "api, postgres", "core-1, edge-1"],
-    ]);
-
-    const oos = await page.locator("#oos tbody tr td").allTextContents();
-    assert.equal(oos[0], "needs");
-    assert.equal(oos[1], OUT_OF_SHAPE);
-    assert.match(oos[2] ?? "", /needs keys have 4 tokens/);
+    assert.deepEqual(await listed(), ["core-1", "edge-1", "edge-2"]);
+    // node, modules, needs, unanswered, not applied, applied, collect, out of shape
+    assert.deepEqual((await nodeRow("edge-1")).slice(0, 8), ["edge-1", "2", "6", "0", "0", "2", "3", "0"]);
+    assert.deepEqual((await nodeRow("edge-2")).slice(0, 8), ["edge-2", "1", "2", "0", "1", "0", "1", "1"]);
+    assert.deepEqual((await nodeRow("core-1")).slice(0, 8), ["core-1", "2", "4", "1", "1", "1", "1", "0"]);
+    assert.equal(await page.locator("#pager").textContent(), "nodes 1–3 of 3");
     assert.deepEqual(pageErrors, []);
   });
 
-  test("a need put after the page loaded appears without a reload, then turns applied when its module is applied", async () => {
-    // A mark on the page's window survives only if the page is not reloaded.
+  test("a screenshot of the overview is a real picture (docs/dashboard.png with UPDATE_SCREENSHOT=1)", async () => {
+    const path = screenshot("dashboard");
+    mkdirSync(join(path, ".."), { recursive: true });
+    await page.screenshot({ path, fullPage: true });
+    assert.ok(statSync(path).size > 10_000, "a real picture, not an empty page");
+  });
+
+  test("the list is filtered by name and by 'something wrong' on the server, and the page says which part it shows", async () => {
+    await page.fill("#match", "edge");
+    await page.waitForFunction('document.querySelector("#pager").textContent.includes("of 2 matching")');
+    assert.deepEqual(await listed(), ["edge-1", "edge-2"]);
+    assert.equal(await page.locator("#pager").textContent(), "nodes 1–2 of 2 matching (3 in the mesh)");
+    await page.fill("#match", "");
+    await page.check("#problems");
+    await page.waitForFunction('document.querySelector("#pager").textContent.includes("of 2 matching")');
+    assert.deepEqual(await listed(), ["core-1", "edge-2"]);
+    assert.match(page.url(), /problems=1/);
+    await page.uncheck("#problems");
+    await page.waitForFunction('document.querySelector("#pager").textContent === "nodes 1–3 of 3"');
+  });
+
+  test("a new node appears in the list and in the totals without a reload", async () => {
     await page.evaluate("window.__notReloaded = true");
     await kvs.needs.put("edge-3.metrics.port.scrape", JSON.stringify({ protocol: "tcp" }));
-    await page.waitForSelector('#nodes tr[data-key="edge-3.metrics"]', { timeout: 10_000 });
-    assert.deepEqual(await rowText("edge-3.metrics"), ["edge-3", "metrics", "1", "port", "not applied"]);
-
-    await kvs.applied.put("edge-3.metrics", JSON.stringify({ at: "2024-05-01T12:01:10Z", revision: 1 }));
-    await page.waitForSelector('#nodes tr[data-key="edge-3.metrics"] td.ok', { timeout: 10_000 });
-    assert.equal((await rowText("edge-3.metrics"))[4], "applied");
-
-    // A delete and a key out of shape reach the page too.
-    await kvs.needs.delete("edge-1.api.consumers.orders");
-    await eventually(async () => assert.equal((await rowText("edge-1.api"))[2], "1"), { timeoutMs: 10_000 });
-    await kvs.applied.put("edge-3.metrics.v2", "{}");
-    await page.waitForFunction('document.querySelector("#oos tbody").textContent.includes("edge-3.metrics.v2")', undefined, {
-      timeout: 10_000,
-    });
-
+    await page.waitForSelector('#nodes tr[data-node="edge-3"]', { timeout: 5_000 });
+    await page.waitForFunction('document.querySelector(\'[data-total="nodes"] b\').textContent === "4"', undefined, { timeout: 5_000 });
     assert.equal(await page.evaluate("window.__notReloaded === true"), true, "no reload happened");
-    assert.equal(await page.locator("#conn").textContent(), "live");
+  });
+
+  test("a node's page (/?node=) lists its modules, needs with answered flags, applied, collect items and keys out of shape", async () => {
+    await page.click('#nodes tr[data-node="edge-2"] a');
+    await page.waitForURL(/\?node=edge-2$/);
+    await page.waitForSelector("#conn.live");
+    await page.waitForSelector("#node-title");
+    assert.equal(await page.locator("#node-title").textContent(), "node edge-2");
+    const needs = await page.locator("#needs tbody tr").evaluateAll((rows) => rows.map((r) => [...r.querySelectorAll("td")].map((td) => td.textContent)));
+    assert.deepEqual(needs, [
+      ["edge-2.web.config.listen", "config", "listen", '{"default":":443"}', "answered"],
+      ["edge-2.web.port.https", "port", "https", '{"protocol":"tcp"}', "answered"],
+    ]);
+    assert.deepEqual(await page.locator('#modules tr[data-module="web"] td').allTextContents(), ["web", "2", "config, port", "not applied"]);
+    assert.deepEqual(await page.locator("#collect tbody tr td").allTextContents(), ["shell", "web", "export WEB_ROOT=/srv/www"]);
+    const oos = await page.locator("#oos tbody tr td").allTextContents();
+    assert.deepEqual(oos.slice(0, 2), ["needs", OUT_OF_SHAPE]);
+    assert.match(oos[2] ?? "", /needs keys have 4 tokens/);
+
+    await page.goto(`${base}/?node=core-1`);
+    await page.waitForSelector('#needs tr[data-key="core-1.metrics.tracing.endpoint"]');
+    assert.equal((await page.locator('#needs tr[data-key="core-1.metrics.tracing.endpoint"] td').allTextContents())[4], "no domain answers it");
     assert.deepEqual(pageErrors, []);
   });
 
-  test("a screenshot of the dashboard is a real picture (docs/dashboard.png with UPDATE_SCREENSHOT=1)", async () => {
-    // Back to the mesh as described: the extra out-of-shape key goes away again.
-    await kvs.applied.delete("edge-3.metrics.v2");
-    await page.waitForFunction('!document.querySelector("#oos tbody").textContent.includes("edge-3.metrics.v2")', undefined, {
-      timeout: 10_000,
-    });
-    mkdirSync(join(SCREENSHOT, ".."), { recursive: true });
-    await page.screenshot({ path: SCREENSHOT, fullPage: true });
-    assert.ok(statSync(SCREENSHOT).size > 10_000, "a real picture, not an empty page");
+  test("on a node's page, a need put for that node shows without a reload, and the module turns applied when it is", async () => {
+    await page.evaluate("window.__notReloaded = true");
+    const t0 = Date.now();
+    await kvs.needs.put("core-1.metrics.config.interval", JSON.stringify({ default: "15s" }));
+    await page.waitForSelector('#needs tr[data-key="core-1.metrics.config.interval"]', { timeout: 5_000 });
+    console.log(`MEASURED dashboard need_put_to_shown_ms=${Date.now() - t0}`);
+    await kvs.applied.put("core-1.metrics", JSON.stringify({ at: "2024-05-01T12:01:10Z", revision: 1 }));
+    await page.waitForFunction('document.querySelector(\'#modules tr[data-module="metrics"] td:last-child\').textContent === "applied"', undefined, { timeout: 5_000 });
+    assert.equal(await page.evaluate("window.__notReloaded === true"), true, "no reload happened");
+    assert.equal(await page.locator("#conn").textContent(), "live");
+  });
+
+  test("a screenshot of a node's page is a real picture (docs/dashboard-node.png with UPDATE_SCREENSHOT=1)", async () => {
+    await kvs.applied.delete("core-1.metrics");
+    await kvs.needs.delete("core-1.metrics.config.interval");
+    await page.waitForFunction('document.querySelector(\'#modules tr[data-module="metrics"] td:last-child\').textContent === "not applied"');
+    const path = screenshot("dashboard-node");
+    await page.screenshot({ path, fullPage: true });
+    assert.ok(statSync(path).size > 10_000, "a real picture, not an empty page");
   });
 
   test(
@@ -206,12 +235,30 @@ describe("the dashboard at / in a headless Chromium", { skip }, () => {
       const address = new URL(base).host; // 127.0.0.1:PORT
       await serve.stop("SIGTERM");
       await page.waitForSelector("#conn.dead");
-      await kvs.needs.put("edge-4.cache.config.size", JSON.stringify({ mb: 256 }));
+      await kvs.needs.put("core-1.cache.config.size", JSON.stringify({ mb: 256 }));
       // The same address again: the page's EventSource reconnects to it by itself.
       serve = fleet.spawn({ args: ["--http", address], name: "serve-dashboard-2" });
       await serve.waitForLine((l) => l.msg.startsWith("all projections synced"), 15_000, "all projections synced");
       await page.waitForSelector("#conn.live", { timeout: 15_000 });
-      await page.waitForSelector('#nodes tr[data-key="edge-4.cache"]', { timeout: 5_000 });
+      await page.waitForSelector('#needs tr[data-key="core-1.cache.config.size"]', { timeout: 5_000 });
     },
   );
+
+  test("with --http-token the page asks for the token, then shows the mesh", async () => {
+    const guarded = fleet.spawn({ args: ["--http", "127.0.0.1:0", "--http-token", TOKEN], name: "serve-dashboard-token" });
+    const serving = await guarded.waitForLine((l) => l.msg.startsWith("serving /healthz"), 15_000, "serving /healthz …");
+    const other = await (browser as Browser).newPage();
+    try {
+      await other.goto(`${String(serving.fields["url"])}/`);
+      await other.waitForSelector("#login.shown");
+      assert.equal(await other.locator('[data-total="nodes"]').count(), 0, "no data before the token");
+      await other.fill("#token", TOKEN);
+      await other.click("#login button");
+      await other.waitForSelector("#conn.live");
+      await other.waitForSelector('#nodes tr[data-node="edge-1"]');
+    } finally {
+      await other.close();
+      await guarded.stop("SIGTERM");
+    }
+  });
 });

@@ -117,7 +117,8 @@ describe("serve --http: /healthz, /readyz, /metrics, /events", () => {
   test("an unknown path answers 404", async () => {
     const r = await get(`${base}/no/such/page`);
     assert.equal(r.status, 404);
-    assert.match(JSON.parse(r.body).error, /not found/);
+    assert.equal(JSON.parse(r.body).error.code, "E_NOT_FOUND");
+    assert.match(JSON.parse(r.body).error.message, /not found/);
   });
 
   test("/metrics is Prometheus text whose gauges match the buckets: entries, out-of-shape keys, watch lag, seat and the 13 registry creations of a fresh server", async () => {
@@ -194,9 +195,9 @@ describe("serve --http: /healthz, /readyz, /metrics, /events", () => {
     assert.ok(sum > 0 && sum < 5, `the latencies add up to a plausible time, got ${sum} s`);
   });
 
-  test("/events streams a data: line for a need put after the client connected", async () => {
+  test("/events?node= streams a change event for a need of that node put after the client connected", async () => {
     let res: IncomingMessage | undefined;
-    const req = request(`${base}/events`, { agent: false });
+    const req = request(`${base}/events?node=n7`, { agent: false });
     try {
       let text = "";
       const opened = new Promise<void>((resolve, reject) => {
@@ -220,9 +221,9 @@ describe("serve --http: /healthz, /readyz, /metrics, /events", () => {
       const rev = await kvs.needs.put("n7.cache.config.size", JSON.stringify({ mb: 64 }));
       const event = await eventually(
         () => {
-          const line = text.split("\n").find((l) => l.startsWith("data: ") && l.includes('"n7.cache.config.size"'));
-          assert.ok(line, `no data: line for the new need yet; got ${JSON.stringify(text)}`);
-          return JSON.parse(line.slice("data: ".length)) as Record<string, any>;
+          const block = text.split("\n\n").find((b) => b.startsWith("event: change\n") && b.includes('"n7.cache.config.size"'));
+          assert.ok(block, `no change event for the new need yet; got ${JSON.stringify(text)}`);
+          return JSON.parse(block.split("\n")[1]!.slice("data: ".length)) as Record<string, any>;
         },
         { timeoutMs: 5000 },
       );

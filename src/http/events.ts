@@ -1,0 +1,123 @@
+/**
+ * The dashboard's event streams (I/O): server-sent events filtered on the
+ * server to what each page shows, so that a browser's traffic follows its
+ * view and not the mesh's write rate.
+ *
+ * - `event: overview`: the overview's JSON (as `/api/overview`), at once on
+ *   connecting, then at most every OVERVIEW_TICK_MS and only when a count, a
+ *   revision or the seat moved.
+ * - `event: change` (only on a stream opened with `?node=<node>`): a feed
+ *   event (`{"what","op","key","revision","entry"|"outOfShape"}`) of a needs,
+ *   applied or collect key of that node, or of any registry kind (a need's
+ *   `answered` follows the registry).
+ * - `event: resync`: changes were dropped because the browser read too slowly
+ *   (over SLOW_CLIENT_BYTES waiting); read the node's page again.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { merge, map, type Subscription } from "rxjs";
+import { WHATS, type What } from "../keys/mod.js";
+import { feedEvent } from "../feed/events.js";
+import type { Provisioner } from "../main.js";
+import { answeredBy } from "../verb/answer.js";
+import { overviewJson } from "./dashboard-api.js";
+
+export const OVERVIEW_TICK_MS = 500;
+/** A stream with more than this waiting to be sent gets no more changes until it drains (then a `resync`). */
+export const SLOW_CLIENT_BYTES = 256 * 1024;
+
+interface Client {
+  readonly res: ServerResponse;
+  readonly node: string | undefined;
+  /** Changes were dropped while it was slow: send `resync` once it drains. */
+  behind: boolean;
+}
+
+export interface EventHub {
+  /** Serve one event stream (`node`: the node on screen, if any). */
+  open(req: IncomingMessage, res: ServerResponse, node: string | undefined): void;
+  readonly clients: number;
+  close(): void;
+}
+
+/** The node a key belongs to: its first token (keys out of shape too, when they have one). */
+function nodeOf(key: string): string {
+  const dot = key.indexOf(".");
+  return dot < 0 ? key : key.slice(0, dot);
+}
+
+export function startEventHub(p: Provisioner, tickMs = OVERVIEW_TICK_MS): EventHub {
+  const clients = new Set<Client>();
+  const byNode = new Map<string, Set<Client>>();
+  const isAnswered = (kind: string): boolean => answeredBy(p.projections.registry.store)(kind);
+
+  const send = (c: Client, text: string): void => {
+    if (c.res.writableLength > SLOW_CLIENT_BYTES) {
+      c.behind = true;
+      return;
+    }
+    c.res.write(text);
+  };
+
+  const changes: Subscription = merge(...WHATS.map((w: What) => p.projections[w].changes$.pipe(map((change) => ({ w, change }))))).subscribe(
+    ({ w, change }) => {
+      if (byNode.size === 0) return;
+      // A registry change can turn any node's needs answered or not: every node page hears of it.
+      const watchers = w === "registry" ? [...byNode.values()] : [byNode.get(nodeOf(change.key))];
+      let text: string | undefined;
+      for (const set of watchers) {
+        if (set === undefined) continue;
+        text ??= `event: change\ndata: ${feedEvent(w, change, w === "needs" ? isAnswered : undefined)}\n\n`;
+        for (const c of set) send(c, text);
+      }
+    },
+  );
+
+  // The overview, when it moved; and a resync to streams that fell behind and have drained.
+  let lastSent = "";
+  const tick = setInterval(() => {
+    if (clients.size === 0) return;
+    const now = overviewJson(p);
+    const moved = now !== lastSent;
+    lastSent = now;
+    for (const c of clients) {
+      if (c.behind && c.res.writableLength === 0) {
+        c.behind = false;
+        c.res.write("event: resync\ndata: {}\n\n");
+      }
+      if (moved) send(c, `event: overview\ndata: ${now}\n\n`);
+    }
+  }, tickMs);
+  tick.unref();
+
+  return {
+    open(req, res, node) {
+      res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-store", connection: "keep-alive", "x-accel-buffering": "no" });
+      res.write(`: connected${node === undefined ? "" : ` to node ${node}`}\nretry: 1000\n\n`);
+      const c: Client = { res, node, behind: false };
+      clients.add(c);
+      if (node !== undefined) {
+        let set = byNode.get(node);
+        if (set === undefined) byNode.set(node, (set = new Set()));
+        set.add(c);
+      }
+      res.write(`event: overview\ndata: ${overviewJson(p)}\n\n`);
+      req.on("close", () => {
+        clients.delete(c);
+        if (node === undefined) return;
+        const set = byNode.get(node);
+        set?.delete(c);
+        if (set?.size === 0) byNode.delete(node);
+      });
+    },
+    get clients() {
+      return clients.size;
+    },
+    close() {
+      changes.unsubscribe();
+      clearInterval(tick);
+      for (const c of clients) c.res.end();
+      clients.clear();
+      byNode.clear();
+    },
+  };
+}
