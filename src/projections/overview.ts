@@ -67,6 +67,7 @@ export interface NodePage {
 }
 
 export const MAX_NODE_PAGE = 500;
+const MAX_INTERNED = 65_536;
 
 const BUCKET_IDS: Record<NodeBucket, number> = { needs: 0, applied: 1, collect: 2 };
 const BUCKET_NAMES: readonly NodeBucket[] = ["needs", "applied", "collect"];
@@ -106,6 +107,8 @@ function bump<K>(m: Map<K, number>, k: K, by: number): void {
 
 export class MeshOverview {
   private readonly nodes = new Map<string, NodeCounts>();
+  /** One string per module or kind name, shared by every node that has it (10,000 nodes name the same few modules). */
+  private readonly names = new Map<string, string>();
   private readonly kindTotals = new Map<string, number>();
   private readonly oosTotals: Record<NodeBucket, number> = { needs: 0, applied: 0, collect: 0 };
   private readonly oosWithoutNodeBy = [0, 0, 0];
@@ -240,9 +243,9 @@ export class MeshOverview {
     const n = delta >= 0 ? this.nodeFor(name) : this.nodes.get(name);
     if (n === undefined) return;
     if (delta !== 0) {
-      const module = fields["module"] as string;
+      const module = this.intern(fields["module"] as string);
       if (what === "needs") {
-        const kind = fields["kind"] as string;
+        const kind = this.intern(fields["kind"] as string);
         n.needs += delta;
         bump(n.needsByModule, module, delta);
         bump(n.needsByKind, kind, delta);
@@ -269,6 +272,15 @@ export class MeshOverview {
     const i = BUCKET_IDS[what];
     n.outOfShape[i] = (n.outOfShape[i] as number) + delta;
     this.touched(name, n, what, revision);
+  }
+
+  private intern(name: string): string {
+    const known = this.names.get(name);
+    if (known !== undefined) return known;
+    // A flood of made-up names must not grow this for ever: start again (names already held stay shared).
+    if (this.names.size >= MAX_INTERNED) this.names.clear();
+    this.names.set(name, name);
+    return name;
   }
 
   private nodeFor(name: string): NodeCounts {
