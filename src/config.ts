@@ -6,6 +6,7 @@
 import { ProvisionerError } from "./errors.js";
 import { parseDuration } from "./duration.js";
 import { DEFAULT_HEAP_GROWING_PERCENT } from "./heap.js";
+import { COMMAND_ROLE, inboxPrefix, SERVE_ROLE } from "./permissions/inbox.js";
 
 /** How to reach the bus: the same for every command that talks to it. */
 export interface ConnectionConfig {
@@ -18,7 +19,12 @@ export interface ConnectionConfig {
   readonly ca?: string;
   readonly cert?: string;
   readonly key?: string;
-  /** Prefix of this process's inboxes, so a grant can allow replies narrowly. */
+  /**
+   * Prefix of this process's inboxes and watch deliveries, so a grant can
+   * allow replies narrowly: by default the prefix of the command's role, the
+   * one `permissions --role …` prints a grant for (always set by
+   * connectionConfig; NATS's `_INBOX` when absent).
+   */
   readonly inboxPrefix?: string;
 }
 
@@ -56,7 +62,17 @@ function pick(flag: string | undefined, env: Env, name: string): string | undefi
   return v === undefined || v === "" ? undefined : v;
 }
 
-export function connectionConfig(flags: ConnectionFlags, env: Env = process.env): ConnectionConfig {
+/**
+ * The connection of a command. Without --inbox-prefix or NATS_INBOX_PREFIX the
+ * inboxes are under `defaultInboxPrefix`: the prefix of the role whose grant
+ * the command runs under (query, dump and verify: COMMAND_ROLE's), so the
+ * grant `permissions` prints works with no extra flag.
+ */
+export function connectionConfig(
+  flags: ConnectionFlags,
+  env: Env = process.env,
+  defaultInboxPrefix: string = inboxPrefix(COMMAND_ROLE),
+): ConnectionConfig {
   const url = pick(flags.server, env, "NATS_URL") ?? DEFAULT_URL;
   const servers = url.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   for (const s of servers) {
@@ -79,8 +95,14 @@ export function connectionConfig(flags: ConnectionFlags, env: Env = process.env)
     ca: pick(flags.tlsca, env, "NATS_CA"),
     cert: pick(flags.tlscert, env, "NATS_CERT"),
     key: pick(flags.tlskey, env, "NATS_KEY"),
-    inboxPrefix: pick(flags.inboxPrefix, env, "NATS_INBOX_PREFIX"),
+    inboxPrefix: pick(flags.inboxPrefix, env, "NATS_INBOX_PREFIX") ?? defaultInboxPrefix,
   };
+  if (!/^[^\s.*>]+(\.[^\s.*>]+)*$/.test(cfg.inboxPrefix ?? "")) {
+    throw new ProvisionerError(
+      "CONFIG",
+      `--inbox-prefix "${cfg.inboxPrefix}" must be subject tokens separated by dots, with no wildcard or space, such as ${defaultInboxPrefix}`,
+    );
+  }
   if ((cfg.cert === undefined) !== (cfg.key === undefined)) {
     throw new ProvisionerError("CONFIG", "a TLS client certificate needs both --tlscert (NATS_CERT) and --tlskey (NATS_KEY)");
   }
@@ -114,7 +136,8 @@ export function parseHostPort(text: string, flag = "--http"): { host: string; po
 
 export function serveConfig(flags: ServeFlags, env: Env = process.env): ServeConfig {
   const cfg: ServeConfig = {
-    connection: connectionConfig(flags, env),
+    // The service's inboxes are under the provisioner's prefix unless told otherwise.
+    connection: connectionConfig(flags, env, inboxPrefix(SERVE_ROLE)),
     registryIntervalMs: parseDuration(flags.registryInterval ?? "1h", "--registry-interval"),
     seatTtlMs: parseDuration(flags.seatTtl ?? "10s", "--seat-ttl"),
     replicas: positiveInt(flags.replicas ?? "1", "--replicas", 5),

@@ -2,6 +2,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import { VERSION } from "../version.js";
 import { addConnectionOptions } from "./options.js";
+import { SERVE_ROLE } from "../permissions/inbox.js";
 // Each command's code is loaded only when that command runs: `serve` starts
 // sooner without the query, dump or verify code, and the other way round.
 
@@ -19,7 +20,7 @@ export function program(): Command {
     .showHelpAfterError()
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
-  addConnectionOptions(prog.command("serve").description("run the service (until SIGTERM or SIGINT)"))
+  addConnectionOptions(prog.command("serve").description("run the service (until SIGTERM or SIGINT)"), SERVE_ROLE)
     .option("--registry-interval <duration>", "how often the registry is reconciled, such as 30s or 1h", "1h")
     .option("--seat-ttl <duration>", "the seat's lease time", "10s")
     .option("--replicas <n>", "replicas of the buckets it creates", whole("--replicas"), "1")

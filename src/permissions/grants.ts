@@ -12,8 +12,9 @@
  *   `CONSUMER.INFO`, removed with `CONSUMER.DELETE`, its flow control answered
  *   on `$JS.FC.<stream>.>`, its messages delivered to the client's inbox.
  *
- * Every role gets its own inbox prefix, so replies and watch deliveries stay
- * inside a subject space nobody else may subscribe to. No role gets
+ * Every role gets its own inbox prefix (./inbox.ts), so replies and watch
+ * deliveries stay inside a subject space nobody else may subscribe to; `serve`
+ * and the commands use their role's prefix unless told otherwise. No role gets
  * `$JS.API.>` wholesale, and every role is denied stream purge, delete,
  * update (but the service's own switch of roll-ups on the node buckets) and
  * message delete.
@@ -23,9 +24,9 @@ import { isPlainToken } from "../keys/mod.js";
 import { ProvisionerError } from "../errors.js";
 import { FEED_PREFIX } from "../feed/events.js";
 import { VERB_SUBJECT, SERVICE_NAME } from "../verb/service.js";
+import { inboxPrefix, type Role } from "./inbox.js";
 
-export type Role = "provisioner" | "node" | "provider";
-export const ROLES: readonly Role[] = ["provisioner", "node", "provider"];
+export { inboxPrefix, ROLES, type Role } from "./inbox.js";
 
 export interface Grant {
   publish: { allow: string[]; deny: string[] };
@@ -36,18 +37,6 @@ export interface Grant {
 const API = "$JS.API";
 const NODE_BUCKETS = [BUCKETS.needs, BUCKETS.applied, BUCKETS.collect] as const;
 const stream = (bucket: string): string => `KV_${bucket}`;
-
-/** The inbox prefix of a role: replies and watch deliveries arrive under it. */
-export function inboxPrefix(role: Role, node?: string): string {
-  switch (role) {
-    case "provisioner":
-      return "_INBOX_mesh-provisioner";
-    case "provider":
-      return "_INBOX_mesh-provider";
-    case "node":
-      return `_INBOX_mesh-node_${node}`;
-  }
-}
 
 /** Denied to every role, whatever else it may do. */
 export const ALWAYS_DENIED: readonly string[] = [

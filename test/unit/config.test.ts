@@ -2,6 +2,7 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { parseDuration, formatDuration } from "../../src/duration.js";
 import { connectionConfig, parseHostPort, serveConfig } from "../../src/config.js";
+import { COMMAND_ROLE, inboxPrefix } from "../../src/permissions/inbox.js";
 import { ProvisionerError } from "../../src/errors.js";
 
 function configError(fn: () => unknown, message?: RegExp): ProvisionerError {
@@ -143,6 +144,19 @@ describe("connectionConfig", () => {
     configError(() => connectionConfig({ tlscert: "/c.pem" }, {}), /both --tlscert/);
     configError(() => connectionConfig({}, { NATS_KEY: "/k.pem" }), /both --tlscert/);
   });
+
+  test("the inbox prefix defaults to the one the commands' printed grant allows; environment, then flag, win", () => {
+    assert.equal(connectionConfig({}, {}).inboxPrefix, inboxPrefix(COMMAND_ROLE));
+    assert.equal(connectionConfig({}, {}).inboxPrefix, "_INBOX_mesh-provisioner");
+    assert.equal(connectionConfig({}, { NATS_INBOX_PREFIX: "" }).inboxPrefix, "_INBOX_mesh-provisioner", "empty is unset");
+    assert.equal(connectionConfig({}, { NATS_INBOX_PREFIX: "_INBOX_mesh-provider" }).inboxPrefix, "_INBOX_mesh-provider");
+    assert.equal(connectionConfig({ inboxPrefix: "_INBOX" }, { NATS_INBOX_PREFIX: "_INBOX_mesh-provider" }).inboxPrefix, "_INBOX");
+    assert.equal(connectionConfig({}, {}, "_INBOX_mesh-node_n1").inboxPrefix, "_INBOX_mesh-node_n1");
+    assert.equal(connectionConfig({ inboxPrefix: "a.b_c-d" }, {}).inboxPrefix, "a.b_c-d");
+    for (const bad of ["_INBOX.>", "a.*", "a b", "a..b", ".a", "a."]) {
+      configError(() => connectionConfig({ inboxPrefix: bad }, {}), /--inbox-prefix ".*" must be subject tokens/);
+    }
+  });
 });
 
 describe("serveConfig", () => {
@@ -156,6 +170,8 @@ describe("serveConfig", () => {
     assert.equal(c.logLevel, "info");
     assert.equal(c.heapGrowingPercent, 300);
     assert.deepEqual(c.connection.servers, ["nats://127.0.0.1:4222"]);
+    assert.equal(c.connection.inboxPrefix, inboxPrefix("provisioner"), "the prefix `permissions --role provisioner` allows");
+    assert.equal(serveConfig({}, { NATS_INBOX_PREFIX: "_INBOX" }).connection.inboxPrefix, "_INBOX");
     assert.ok(Object.isFrozen(c));
   });
 
