@@ -15,6 +15,7 @@ import {
 } from "@nats-io/nats-core";
 import type { ConnectionConfig } from "./config.js";
 import { ProvisionerError, wrapError } from "./errors.js";
+import { noteViolation } from "./permissions/violation.js";
 
 function readSecretFile(path: string, what: string): Uint8Array {
   try {
@@ -83,11 +84,19 @@ function serverIdentityCheck(servers: readonly string[]): (host: string, cert: P
   };
 }
 
-/** Connect once; a failure to reach the server at start is a clear CONNECT error. */
+/**
+ * Connect once; a failure to reach the server at start is a clear CONNECT
+ * error. The permissions violations the server reports on the connection are
+ * noted, so a command that then fails says which subject was refused.
+ */
 export async function connectBus(cfg: ConnectionConfig, name: string): Promise<NatsConnection> {
   const opts = connectionOptions(cfg, name);
   try {
-    return await connect(opts);
+    const nc = await connect(opts);
+    void (async () => {
+      for await (const s of nc.status()) if (s.type === "error") noteViolation(s.error, cfg.inboxPrefix ?? "_INBOX");
+    })().catch(() => undefined);
+    return nc;
   } catch (err) {
     throw new ProvisionerError(
       "CONNECT",

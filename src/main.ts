@@ -23,6 +23,7 @@ import { VerbService } from "./verb/service.js";
 import { Seat } from "./seat/lease.js";
 import { startFeed } from "./feed/publisher.js";
 import { VERSION } from "./version.js";
+import { permissionsError } from "./permissions/violation.js";
 
 export interface ProvisionerOptions {
   readonly registryIntervalMs: number;
@@ -88,18 +89,26 @@ async function patiently<T>(what: string, step: () => Promise<T>, log: Logger): 
   }
 }
 
-async function openJetStream(nc: NatsConnection): Promise<JetStreamManager> {
+/**
+ * The first request of the start: a grant that refuses it (its reply inbox
+ * under a prefix the grant does not cover, or $JS.API.INFO itself) is
+ * reported as the permissions violation it is, naming the subject refused.
+ */
+async function openJetStream(nc: NatsConnection, inboxPrefix: string | undefined): Promise<JetStreamManager> {
   try {
     const jsm = await jetstreamManager(nc);
     await jsm.getAccountInfo();
     return jsm;
   } catch (err) {
-    throw wrapError("CONNECT", "JetStream is not available on this connection (start nats-server with -js, and check the account)", err);
+    throw (
+      permissionsError(err, { inboxPrefix }) ??
+      wrapError("CONNECT", "JetStream is not available on this connection (start nats-server with -js, and check the account)", err)
+    );
   }
 }
 
 export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOptions, log: Logger): Promise<Provisioner> {
-  const jsm = await openJetStream(nc);
+  const jsm = await openJetStream(nc, opts.inboxPrefix);
   const js = jetstream(nc, opts.inboxPrefix ? { watcherPrefix: opts.inboxPrefix } : {});
   await ensureBuckets(jsm, BUCKET_PLANS, opts.replicas, log);
 

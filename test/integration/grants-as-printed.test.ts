@@ -1,0 +1,121 @@
+/**
+ * The grants `permissions` prints work as printed: `serve`, `query` and
+ * `verify` under the provisioner's grant with no --inbox-prefix; and a grant
+ * that refuses a start-up step is reported as a permissions violation naming
+ * the subject, with exit 3, not as a missing JetStream.
+ */
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { randomBytes } from "node:crypto";
+import { connect } from "@nats-io/transport-node";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
+import { accountsConfig, type UserSpec } from "../../src/permissions/server-config.js";
+import { inboxPrefix } from "../../src/permissions/grants.js";
+import { VERB_SUBJECT } from "../../src/verb/service.js";
+import { eventually } from "../helpers/eventually.js";
+import { BIN, Fleet, type ServiceProcess } from "../helpers/processes.js";
+
+const pw = (): string => randomBytes(12).toString("hex");
+const SVC: UserSpec = { user: "mesh-provisioner", password: pw(), role: "provisioner" };
+const PROVIDER: UserSpec = { user: "provider", password: pw(), role: "provider" };
+/** The provisioner's grant but for $JS.API.INFO, the first request of a start. */
+const NARROW: UserSpec = { user: "narrow", password: pw(), role: "provisioner" };
+
+function serverConfig(): string {
+  const cfg = accountsConfig([SVC, PROVIDER, NARROW]) as {
+    accounts: Record<string, { users: { user: string; permissions: { publish: { allow: string[] } } }[] }>;
+  };
+  const narrow = Object.values(cfg.accounts)[0]!.users.find((u) => u.user === NARROW.user)!;
+  narrow.permissions.publish.allow = narrow.permissions.publish.allow.filter((s) => s !== "$JS.API.INFO");
+  return JSON.stringify(cfg, null, 2).slice(1, -1);
+}
+
+const as = (u: UserSpec): string[] => ["--user", u.user, "--password", u.password];
+
+/** The environment of a child: no ambient NATS_* setting, JSON logs. */
+function childEnv(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = { ...process.env, LOG_FORMAT: "json" };
+  for (const k of Object.keys(env)) if (k.startsWith("NATS_")) delete env[k];
+  return env;
+}
+
+function run(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(process.execPath, [BIN, ...args], { env: childEnv(), timeout: 20_000 }, (err, stdout, stderr) => {
+      const code = err === null ? 0 : typeof err.code === "number" ? err.code : -1;
+      resolve({ code, stdout, stderr });
+    });
+  });
+}
+
+describe("the printed grants, as printed", () => {
+  let server: RunningNatsServer;
+  let fleet: Fleet;
+  let serve: ServiceProcess;
+  let client: NatsConnection | undefined;
+
+  before(async () => {
+    server = await startNatsServer({ configText: serverConfig() });
+    fleet = new Fleet({ server: server.url, env: { LOG_FORMAT: "json" } });
+  });
+
+  after(async () => {
+    await client?.close().catch(() => undefined);
+    await fleet?.killAll();
+    await server?.stop();
+  });
+
+  test("serve under the provisioner's grant with no --inbox-prefix starts, syncs and answers", async () => {
+    serve = fleet.spawn({ args: as(SVC), name: "serve" });
+    await serve.waitForLine((l) => l.msg === "all projections synced: answering from them", 30_000, "all projections synced");
+    // A provider, under its own grant and prefix, asks the verb the service answers.
+    client = await connect({ servers: server.url, user: PROVIDER.user, pass: PROVIDER.password, inboxPrefix: inboxPrefix("provider") });
+    const c = client;
+    // The seat holder writes the registry just after the first sync.
+    await eventually(async () => {
+      const m = await c.request(VERB_SUBJECT, JSON.stringify({ what: "registry" }), { timeout: 5000 });
+      assert.equal(m.json<{ entries: unknown[] }>().entries.length, 13);
+    });
+    assert.equal(serve.lines.filter((l) => l.fields["level"] === "error" || l.fields["level"] === "fatal").length, 0, serve.tail());
+  });
+
+  test("query and verify under the same grant need no --inbox-prefix either", async () => {
+    const q = await run(["query", "registry", "--json", "--server", server.url, ...as(SVC)]);
+    assert.equal(q.code, 0, q.stderr);
+    assert.equal((JSON.parse(q.stdout) as { entries: unknown[] }).entries.length, 13);
+    const v = await run(["verify", "--server", server.url, ...as(SVC)]);
+    assert.equal(v.code, 0, v.stderr + v.stdout);
+    assert.match(v.stdout, /the projections equal the buckets/);
+  });
+
+  test("a grant that does not cover the inbox prefix given is reported as a violation on that inbox, exit 3", async () => {
+    const p = fleet.spawn({ args: [...as(SVC), "--inbox-prefix", "_INBOX"], name: "serve-default-inbox" });
+    const exit = await p.exited;
+    const said = p.otherOutput.join("\n");
+    assert.equal(exit.code, 3, said);
+    assert.match(said, /^mesh-provisioner: permissions violation: the server refused subscribe on _INBOX\.\S+; /m);
+    assert.match(said, /--inbox-prefix/);
+    assert.doesNotMatch(said, /JetStream is not available/);
+    const fatal = p.lines.find((l) => l.fields["level"] === "fatal");
+    assert.match(String(fatal?.fields["err"]), /^permissions violation: /, "the log line says so too");
+  });
+
+  test("a grant too narrow for a start-up step fails the start with the violation, naming the subject refused", async () => {
+    const p = fleet.spawn({ args: as(NARROW), name: "serve-narrow" });
+    const exit = await p.exited;
+    const said = p.otherOutput.join("\n");
+    assert.equal(exit.code, 3, said);
+    assert.match(said, /^mesh-provisioner: permissions violation: the server refused publish on \$JS\.API\.INFO; the user's grant must allow it/m);
+    assert.match(said, /\[E_CONNECT\]$/m);
+  });
+
+  test("a command under a grant for another prefix says so too", async () => {
+    const q = await run(["query", "registry", "--server", server.url, ...as(PROVIDER)]);
+    assert.equal(q.code, 3, q.stderr);
+    assert.match(q.stderr, /permissions violation: the server refused subscribe on _INBOX_mesh-provisioner\.\S+; .*inbox prefix _INBOX_mesh-provisioner,/);
+    const ok = await run(["query", "registry", "--json", "--server", server.url, ...as(PROVIDER), "--inbox-prefix", inboxPrefix("provider")]);
+    assert.equal(ok.code, 0, ok.stderr);
+  });
+});
