@@ -15,6 +15,7 @@ import type { Projection } from "../projections/projection.js";
 import { answeredBy, buildPage } from "./answer.js";
 import { AnswerArena, type Carved } from "./arena.js";
 import { parseRequest, requestKey, type VerbRequest } from "./request.js";
+import { PROTOCOL_VERSION } from "../protocol/version.js";
 
 export const SERVICE_NAME = "mesh-provisioner";
 export const VERB_SUBJECT = "mesh-provisioner.provisioning";
@@ -99,7 +100,7 @@ export class VerbService {
         this.counters.requests++;
         this.onRequest(msg, performance.now());
       },
-      metadata: { description: "read-only: the registry and the node buckets, as projected" },
+      metadata: { description: "read-only: the registry and the node buckets, as projected", protocol: PROTOCOL_VERSION },
     });
     this.service = service;
     // The endpoint's subscription is registered at the server before we say the verb answers.
