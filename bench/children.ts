@@ -154,8 +154,9 @@ export function killAllNow(): void {
 
 // ---- the processes the driver runs ------------------------------------------------------------
 
-export function spawnService(url: string, extraNodeFlags: readonly string[] = []): Child {
-  const args = [...MEASURED_NODE_FLAGS, ...extraNodeFlags, join(ROOT, "bin", "mesh-provisioner"), "serve", "--server", url, "--log-level", "info"];
+/** `serviceArgs`: more flags of `serve` (e.g. `--http 127.0.0.1:0` for the dashboard's bench). */
+export function spawnService(url: string, extraNodeFlags: readonly string[] = [], serviceArgs: readonly string[] = []): Child {
+  const args = [...MEASURED_NODE_FLAGS, ...extraNodeFlags, join(ROOT, "bin", "mesh-provisioner"), "serve", "--server", url, "--log-level", "info", ...serviceArgs];
   return new Child("mesh-provisioner serve", args);
 }
 

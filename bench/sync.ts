@@ -38,7 +38,8 @@ export interface SyncResults {
   service$: Child;
 }
 
-async function memoryAfter(child: Child, syncedAt: number): Promise<ProcMemory> {
+/** VmRSS and VmHWM of `child` SETTLE_MS after `syncedAt` (epoch ms), a forced gc GC_WAIT_MS before reading. */
+export async function memoryAfter(child: Child, syncedAt: number): Promise<ProcMemory> {
   const wait = syncedAt + SETTLE_MS - GC_WAIT_MS - Date.now();
   if (wait > 0) await sleep(wait);
   child.signal(GC_SIGNAL);
