@@ -3,7 +3,7 @@ import { writeFile } from "node:fs/promises";
 import { connectionConfig, type ConnectionFlags } from "../config.js";
 import { connectBus } from "../connect.js";
 import { WHATS, type What } from "../keys/mod.js";
-import { askAll, type Answer } from "../verb/client.js";
+import { ProvisionerClient, type Answer } from "../client/index.js";
 import { instances } from "../verb/instances.js";
 import { dumpDocument } from "../dump/document.js";
 import { failAndExit } from "./fail.js";
@@ -13,10 +13,11 @@ export async function dumpCommand(flags: ConnectionFlags & { out?: string }): Pr
     const nc = await connectBus(connectionConfig(flags), "mesh-provisioner dump");
     const tty = process.stderr.isTTY === true;
     try {
+      const client = new ProvisionerClient(nc);
       const answers = {} as Record<What, Answer>;
       for (const w of WHATS) {
         let n = 0;
-        answers[w] = await askAll(nc, { what: w }, {
+        answers[w] = await client.get({ what: w }, {
           onPage: (page) => {
             n += page.entries.length;
             if (tty) process.stderr.write(`\r${w}: ${n} entries…`);

@@ -3,7 +3,7 @@ import { connectionConfig, type ConnectionFlags } from "../config.js";
 import { connectBus } from "../connect.js";
 import { ProvisionerError } from "../errors.js";
 import { WHATS } from "../keys/mod.js";
-import { askAll } from "../verb/client.js";
+import { ProvisionerClient, type ProvisionerRequest } from "../client/index.js";
 import { describeSeat, instances } from "../verb/instances.js";
 import { failAndExit } from "./fail.js";
 import { formatAnswer } from "./table.js";
@@ -28,11 +28,14 @@ export async function queryCommand(what: string, flags: QueryFlags): Promise<voi
     for (const f of ["node", "module", "contributor", "collection"] as const) {
       if (flags[f] !== undefined) request[f] = flags[f];
     }
-    if (flags.limit !== undefined) request["limit"] = Number(flags.limit);
     if (flags.minRevision !== undefined) request["minRevision"] = Number(flags.minRevision);
     const nc = await connectBus(connectionConfig(flags), "mesh-provisioner query");
     try {
-      const answer = await askAll(nc, request, { timeoutMs: flags.timeout ? Number(flags.timeout) : 10_000 });
+      const client = new ProvisionerClient(nc, {
+        timeoutMs: flags.timeout ? Number(flags.timeout) : 10_000,
+        pageSize: flags.limit !== undefined ? Number(flags.limit) : undefined,
+      });
+      const answer = await client.get(request as ProvisionerRequest);
       if (flags.json) process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);
       else {
         const seat = await instances(nc).then(describeSeat, (err: unknown) => `seat: unknown (${(err as Error).message})`);

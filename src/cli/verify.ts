@@ -9,7 +9,7 @@ import { connectionConfig, type ConnectionFlags } from "../config.js";
 import { connectBus } from "../connect.js";
 import { createLogger } from "../log.js";
 import { WHATS } from "../keys/mod.js";
-import { askAll } from "../verb/client.js";
+import { ProvisionerClient } from "../client/index.js";
 import { compareAnswers, type Difference } from "../verify/compare.js";
 import { readBuckets } from "../verify/read-buckets.js";
 import { failAndExit } from "./fail.js";
@@ -26,7 +26,7 @@ export async function verifyCommand(flags: ConnectionFlags & { json?: boolean; a
         const truth = await readBuckets(nc, log);
         differences = [];
         for (const w of WHATS) {
-          const answer = await askAll(nc, { what: w, minRevision: truth[w].revision });
+          const answer = await new ProvisionerClient(nc).get({ what: w, minRevision: truth[w].revision });
           differences.push(...compareAnswers(w, answer, truth[w]));
         }
         if (differences.length === 0) break;

@@ -10,7 +10,7 @@ import { WHATS, type What } from "../keys/mod.js";
 import { BUCKETS } from "../projections/buckets.js";
 import type { Provisioner } from "../main.js";
 import { wholeAnswer } from "../verb/answer.js";
-import type { Answer } from "../verb/client.js";
+import type { Answer } from "../client/index.js";
 
 export interface DumpDocument {
   readonly dumpedAt: string;

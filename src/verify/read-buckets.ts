@@ -10,7 +10,7 @@ import { BUCKETS, specFor } from "../projections/buckets.js";
 import { Projection } from "../projections/projection.js";
 import { watchBucket } from "../streams/kv-watch.js";
 import { wholeAnswer } from "../verb/answer.js";
-import type { Answer } from "../verb/client.js";
+import type { Answer } from "../client/index.js";
 
 export async function readBuckets(nc: NatsConnection, log: Logger, timeoutMs = 60_000): Promise<Record<What, Answer>> {
   const projections = {} as Record<What, Projection>;

@@ -13,7 +13,7 @@ import { Fleet, type ServiceProcess } from "../helpers/processes.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { BUCKETS } from "../../src/projections/buckets.js";
 import { WHATS, encodeName, type What } from "../../src/keys/mod.js";
-import { ask } from "../../src/verb/client.js";
+import { ProvisionerClient } from "../../src/client/index.js";
 
 const CHROMIUM = "/usr/bin/chromium";
 // dist/test/integration/ -> the repository's docs/
@@ -105,10 +105,10 @@ describe("the dashboard at / in a headless Chromium", { skip }, () => {
     // The page starts from what the service holds: wait until it holds all of it (bounded).
     await eventually(
       async () => {
-        assert.equal((await ask(client, { what: "registry" })).entries.length, 13);
-        assert.equal((await ask(client, { what: "needs" })).entries.length, Object.keys(NEEDS).length);
-        assert.equal((await ask(client, { what: "applied" })).entries.length, Object.keys(APPLIED).length);
-        assert.equal((await ask(client, { what: "collect" })).entries.length, Object.keys(COLLECT).length);
+        assert.equal((await new ProvisionerClient(client).page({ what: "registry" })).entries.length, 13);
+        assert.equal((await new ProvisionerClient(client).page({ what: "needs" })).entries.length, Object.keys(NEEDS).length);
+        assert.equal((await new ProvisionerClient(client).page({ what: "applied" })).entries.length, Object.keys(APPLIED).length);
+        assert.equal((await new ProvisionerClient(client).page({ what: "collect" })).entries.length, Object.keys(COLLECT).length);
       },
       { timeoutMs: 10_000, message: "the service did not catch up with the buckets" },
     );

@@ -14,7 +14,7 @@ import { BIN, Fleet, type ServiceProcess } from "../helpers/processes.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { BUCKETS } from "../../src/projections/buckets.js";
 import { WHATS, encodeName, type What } from "../../src/keys/mod.js";
-import { ask } from "../../src/verb/client.js";
+import { ProvisionerClient } from "../../src/client/index.js";
 
 interface Ran {
   readonly code: number | null;
@@ -138,7 +138,7 @@ describe("dump: one JSON document of what a running instance holds", () => {
     // Wait until the service has applied everything (bounded): its answers reach each stream's last sequence.
     await eventually(
       async () => {
-        for (const w of WHATS) assert.equal((await ask(client, { what: w, limit: 1 })).revision, truth[w].lastSeq, w);
+        for (const w of WHATS) assert.equal((await new ProvisionerClient(client).page({ what: w, limit: 1 })).revision, truth[w].lastSeq, w);
       },
       { timeoutMs: 10_000, message: "the service did not catch up with the buckets" },
     );
@@ -208,7 +208,7 @@ describe("dump: one JSON document of what a running instance holds", () => {
     // A second signal writes a second file: the dump is taken again, not cached.
     await kvs.applied.put("n2.api", "{}");
     truth.applied = await readBucket(kvs.applied, jsm, BUCKETS.applied);
-    await eventually(async () => assert.equal((await ask(client, { what: "applied", limit: 1 })).revision, truth.applied.lastSeq));
+    await eventually(async () => assert.equal((await new ProvisionerClient(client).page({ what: "applied", limit: 1 })).revision, truth.applied.lastSeq));
     const again = serve.lines.length;
     serve.signal("SIGUSR2");
     const line2 = await serve.waitForLine((l) => l.msg.startsWith("SIGUSR2: wrote"), 10_000, "the second SIGUSR2: wrote …", again);

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { eventually } from "../helpers/eventually.js";
-import { ask } from "../../src/verb/client.js";
+import { ProvisionerClient } from "../../src/client/index.js";
 import { DEMO_MESH } from "../../src/cli/demo.js";
 
 // dist/test/integration/ -> the repository's root and dist/src/cli/embedded.js
@@ -127,19 +127,19 @@ describe("npm start -- --demo", () => {
     const nc = client!;
     await eventually(
       async () => {
-        const needs = await ask(nc, { what: "needs" });
+        const needs = await new ProvisionerClient(nc).page({ what: "needs" });
         assert.equal(needs.entries.length, Object.keys(DEMO_MESH.needs).length);
         assert.deepEqual(needs.outOfShape.map((o) => o.key), Object.keys(DEMO_MESH.outOfShape));
-        assert.equal((await ask(nc, { what: "applied" })).entries.length, Object.keys(DEMO_MESH.applied).length);
-        assert.equal((await ask(nc, { what: "collect" })).entries.length, Object.keys(DEMO_MESH.collect).length);
+        assert.equal((await new ProvisionerClient(nc).page({ what: "applied" })).entries.length, Object.keys(DEMO_MESH.applied).length);
+        assert.equal((await new ProvisionerClient(nc).page({ what: "collect" })).entries.length, Object.keys(DEMO_MESH.collect).length);
       },
       { timeoutMs: 10_000, message: "the service did not answer with the demo mesh" },
     );
-    const needs = await ask(nc, { what: "needs" });
+    const needs = await new ProvisionerClient(nc).page({ what: "needs" });
     const kinds = new Set(needs.entries.map((e) => String(e["kind"])));
     assert.ok(kinds.has("tracing"), "the unanswered kind is among the needs");
     assert.ok(kinds.size >= 5, `needs of several kinds, got ${[...kinds].join(", ")}`);
-    const collections = new Set((await ask(nc, { what: "collect" })).entries.map((e) => String(e["collection"])));
+    const collections = new Set((await new ProvisionerClient(nc).page({ what: "collect" })).entries.map((e) => String(e["collection"])));
     assert.deepEqual([...collections].sort(), ["shell", "ssh keys"]);
   });
 

@@ -5,7 +5,7 @@ import { startStack, connectTo, FAST, type Stack } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { startProvisioner, type Provisioner } from "../../src/main.js";
 import { memoryLogger } from "../../src/log.js";
-import { askAll } from "../../src/verb/client.js";
+import { ProvisionerClient } from "../../src/client/index.js";
 
 interface FeedEvent {
   what: string;
@@ -88,7 +88,7 @@ describe("the live feed", () => {
         else await needs.put(key, JSON.stringify({ i }));
       }
     })();
-    const snapshot = await askAll(stack.client, { what: "needs", limit: 25 });
+    const snapshot = await new ProvisionerClient(stack.client, { pageSize: 25 }).get({ what: "needs" });
     const state = new Map<string, unknown>(snapshot.entries.map((e) => [e["key"] as string, e["value"]]));
     await writer;
     writing = false;

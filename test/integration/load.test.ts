@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { memoryLogger } from "../../src/log.js";
 import { WHATS } from "../../src/keys/mod.js";
-import { askAll } from "../../src/verb/client.js";
+import { ProvisionerClient } from "../../src/client/index.js";
 import { compareAnswers } from "../../src/verify/compare.js";
 import { readBuckets } from "../../src/verify/read-buckets.js";
 
@@ -60,7 +60,7 @@ describe("under load and random input", () => {
 
     const truth = await readBuckets(stack.client, memoryLogger("error").log);
     for (const w of WHATS) {
-      const answer = await askAll(stack.client, { what: w, minRevision: truth[w].revision });
+      const answer = await new ProvisionerClient(stack.client).get({ what: w, minRevision: truth[w].revision });
       assert.deepEqual(compareAnswers(w, answer, truth[w]), [], `${w}: the projection equals the bucket`);
     }
   });

@@ -1,0 +1,104 @@
+/**
+ * The typed client of mesh-provisioner (I/O over a connection the caller
+ * made): one page, every page merged, entries as an async iterable, and a
+ * live view kept current from the feed (see watch.ts).
+ */
+import type { Msg, NatsConnection } from "@nats-io/nats-core";
+import type { Observable } from "rxjs";
+import { wrapError } from "../errors.js";
+import type { What } from "../keys/mod.js";
+import { VERB_SUBJECT } from "../verb/service.js";
+import { VerbError } from "./errors.js";
+import type { Answer, EntryOf, Page, ProvisionerRequest, View } from "./types.js";
+import { watchView, type WatchOptions } from "./watch.js";
+
+export interface ClientOptions {
+  /** How long to wait for each page (ms); default 10 s. */
+  readonly timeoutMs?: number;
+  /** Entries per page asked for (default: as many as fit the connection's max payload). */
+  readonly pageSize?: number;
+}
+
+/** Read a verb reply: the page, or a VerbError carrying the service's code (400, 503, 504, 500). */
+export function decodeReply<W extends What>(m: Msg): Page<W> {
+  const code = m.headers?.get("Nats-Service-Error-Code");
+  if (code) throw new VerbError(Number(code), m.headers?.get("Nats-Service-Error") ?? "error");
+  return m.json<Page<W>>();
+}
+
+export class ProvisionerClient {
+  private readonly timeoutMs: number;
+  private readonly pageSize: number | undefined;
+
+  constructor(
+    private readonly nc: NatsConnection,
+    options: ClientOptions = {},
+  ) {
+    this.timeoutMs = options.timeoutMs ?? 10_000;
+    this.pageSize = options.pageSize;
+  }
+
+  /** One page: the request as it is (with `limit` and `after` when given). */
+  async page<W extends What = "registry">(request: ProvisionerRequest<W> & { limit?: number; after?: string }): Promise<Page<W>> {
+    let m: Msg;
+    try {
+      m = await this.nc.request(VERB_SUBJECT, JSON.stringify(request), { timeout: this.timeoutMs });
+    } catch (err) {
+      throw wrapError("VERB", `no answer from ${VERB_SUBJECT} (is mesh-provisioner serve running, and may this user ask it?)`, err);
+    }
+    return decodeReply<W>(m);
+  }
+
+  /** Every page in key order, following `next` to the end. */
+  async *pages<W extends What = "registry">(request: ProvisionerRequest<W>): AsyncGenerator<Page<W>> {
+    let after: string | undefined;
+    for (;;) {
+      const page = await this.page<W>({ ...request, ...(this.pageSize ? { limit: this.pageSize } : {}), ...(after === undefined ? {} : { after }) });
+      yield page;
+      if (page.next === undefined) return;
+      after = page.next;
+    }
+  }
+
+  /** The whole answer, every page merged: `{ what, revision, entries, outOfShape }`. */
+  async get<W extends What = "registry">(
+    request: ProvisionerRequest<W> = {} as ProvisionerRequest<W>,
+    options: { onPage?: (page: Page<W>) => void } = {},
+  ): Promise<Answer<W>> {
+    return (await this.getWithLowest(request, options.onPage)).answer;
+  }
+
+  /** Every entry across pages, in key order. */
+  async *list<W extends What = "registry">(request: ProvisionerRequest<W> = {} as ProvisionerRequest<W>): AsyncGenerator<EntryOf[W]> {
+    for await (const page of this.pages(request)) yield* page.entries;
+  }
+
+  /**
+   * The current view of what was asked, kept current from the feed: it
+   * subscribes first, takes a snapshot through the verb, applies the events
+   * above it in order, and takes a fresh snapshot after a reconnect, a slow
+   * consumer, or a change of the seat's holder (or none holding it). Emits
+   * `synced: true` once the first snapshot is in.
+   */
+  watch<W extends What = "registry">(request: ProvisionerRequest<W> = {} as ProvisionerRequest<W>, options: WatchOptions = {}): Observable<View<W>> {
+    return watchView<W>(this.nc, (r) => this.getWithLowest(r), request, options);
+  }
+
+  /** The merged answer, and the lowest revision a page was answered at (where the feed must take over). */
+  async getWithLowest<W extends What>(request: ProvisionerRequest<W>, onPage?: (page: Page<W>) => void): Promise<{ answer: Answer<W>; lowest: number }> {
+    const entries: EntryOf[W][] = [];
+    const outOfShape: Page["outOfShape"] = [];
+    let what = (request.what ?? "registry") as W;
+    let revision = 0;
+    let lowest = Number.POSITIVE_INFINITY;
+    for await (const page of this.pages(request)) {
+      onPage?.(page);
+      what = page.what;
+      revision = Math.max(revision, page.revision);
+      lowest = Math.min(lowest, page.revision);
+      for (const e of page.entries) entries.push(e);
+      for (const o of page.outOfShape) outOfShape.push(o);
+    }
+    return { answer: { what, revision, entries, outOfShape }, lowest: Number.isFinite(lowest) ? lowest : revision };
+  }
+}

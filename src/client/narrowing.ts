@@ -1,0 +1,46 @@
+/**
+ * Which keys a request covers (pure), by the verb's own rules: an entry
+ * belongs when each filter equals its field; a key out of shape belongs when
+ * none of its readable tokens contradicts a filter. And which feed subjects
+ * carry them: a node narrows the subscription to that node's keys, so a
+ * node's client hears its own changes, not the mesh's.
+ */
+import { parseKey, type What } from "../keys/mod.js";
+import { FEED_PREFIX } from "../feed/events.js";
+import type { FeedEvent } from "./types.js";
+
+export type Filters = Readonly<Record<string, string>>;
+
+/** The filters of a request, without `what`, `limit`, `after` and `minRevision`. */
+export function filtersOf(request: Readonly<Record<string, unknown>>): Filters {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(request)) {
+    if (k === "what" || k === "limit" || k === "after" || k === "minRevision" || v === undefined) continue;
+    out[k] = String(v);
+  }
+  return out;
+}
+
+const NO_KINDS: ReadonlySet<string> = new Set();
+
+/** Whether the feed event's key belongs to what the filters ask for. */
+export function covers(what: What, filters: Filters, event: Pick<FeedEvent, "key" | "entry">): boolean {
+  const names = Object.keys(filters);
+  if (names.length === 0) return true;
+  if (event.entry !== undefined) {
+    const e = event.entry as unknown as Record<string, unknown>;
+    return names.every((f) => e[f] === filters[f]);
+  }
+  // A delete, or a key out of shape: judged by the key's readable tokens.
+  const shape = parseKey(what, event.key, NO_KINDS);
+  const fields: Readonly<Partial<Record<string, string>>> = shape.ok ? shape.fields : shape.readable;
+  return names.every((f) => fields[f] === undefined || fields[f] === filters[f]);
+}
+
+/** The feed subjects that carry every event `covers` keeps. */
+export function feedSubjects(what: What, filters: Filters): string[] {
+  const node = filters["node"];
+  if (node === undefined) return [`${FEED_PREFIX}.${what}.>`];
+  // The node's keys, and a key of one token that is the node's name (out of shape, but readable as its node).
+  return [`${FEED_PREFIX}.${what}.${node}.>`, `${FEED_PREFIX}.${what}.${node}`];
+}

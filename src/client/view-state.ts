@@ -1,0 +1,95 @@
+/**
+ * A watch's view (pure): a snapshot taken through the verb, then the feed's
+ * events applied in order, each only where it is newer than what the view
+ * holds for its key. Events that arrive while a snapshot is being taken are
+ * kept and applied once it is in, above the snapshot's lowest page revision,
+ * so that nothing is lost between the snapshot and the feed and nothing is
+ * applied twice.
+ */
+import type { What } from "../keys/mod.js";
+import type { AnyEntry, Answer, FeedEvent, OutOfShape, View } from "./types.js";
+
+export class ViewState<W extends What = What> {
+  private entries = new Map<string, AnyEntry>();
+  private outOfShape = new Map<string, OutOfShape>();
+  /** The revision each key held now was last written at. */
+  private seen = new Map<string, number>();
+  private revision = 0;
+  private synced = false;
+  /** Events kept while a snapshot is taken; undefined when applying directly. */
+  private pending: FeedEvent[] | undefined = [];
+
+  /** A fresh snapshot is being taken: keep events until it is in. */
+  beginSnapshot(): void {
+    this.synced = false;
+    this.pending = [];
+  }
+
+  /**
+   * The snapshot is in: `lowest` is the lowest revision any of its pages was
+   * answered at; `outOfShapeRevision` gives the revision to credit an
+   * out-of-shape key with (the verb does not answer theirs).
+   */
+  endSnapshot(snapshot: Answer, lowest: number): void {
+    const entries = new Map<string, AnyEntry>();
+    const outOfShape = new Map<string, OutOfShape>();
+    const seen = new Map<string, number>();
+    for (const e of snapshot.entries) {
+      entries.set(e.key, e);
+      seen.set(e.key, e.revision);
+    }
+    for (const o of snapshot.outOfShape) {
+      outOfShape.set(o.key, o);
+      seen.set(o.key, lowest);
+    }
+    this.entries = entries;
+    this.outOfShape = outOfShape;
+    this.seen = seen;
+    this.revision = snapshot.revision;
+    const kept = this.pending ?? [];
+    this.pending = undefined;
+    for (const ev of kept) if (ev.revision > lowest) this.applyNow(ev);
+    this.synced = true;
+  }
+
+  /** Apply one event (it already belongs to what is watched). True when the view changed or was held for later. */
+  apply(event: FeedEvent): boolean {
+    if (this.pending !== undefined) {
+      this.pending.push(event);
+      return false;
+    }
+    return this.applyNow(event);
+  }
+
+  get isSynced(): boolean {
+    return this.synced;
+  }
+
+  /**
+   * The view now. Its maps are the live ones (copying a million entries per
+   * event would not do): read them when it is emitted, copy them to keep a
+   * moment.
+   */
+  view(): View<W> {
+    return {
+      revision: this.revision,
+      synced: this.synced,
+      entries: this.entries as unknown as View<W>["entries"],
+      outOfShape: this.outOfShape,
+    };
+  }
+
+  private applyNow(ev: FeedEvent): boolean {
+    if (ev.revision > this.revision) this.revision = ev.revision;
+    const at = this.seen.get(ev.key);
+    if (at !== undefined && at >= ev.revision) return false;
+    // One publisher sends events in order, so a deleted key needs no tombstone.
+    if (ev.op === "delete") this.seen.delete(ev.key);
+    else this.seen.set(ev.key, ev.revision);
+    const had = this.entries.delete(ev.key) || this.outOfShape.delete(ev.key);
+    if (ev.op === "put" && ev.entry !== undefined) this.entries.set(ev.key, ev.entry);
+    else if (ev.op === "put" && ev.outOfShape !== undefined) this.outOfShape.set(ev.key, ev.outOfShape);
+    else return had;
+    return true;
+  }
+}

@@ -1,0 +1,131 @@
+/**
+ * A live view of what a request asks for (I/O): the informer, client side.
+ *
+ * On subscribe it subscribes to the feed's subjects for the request first,
+ * then takes a snapshot through the verb; events that arrive meanwhile are
+ * kept and applied above the snapshot (ViewState). It takes a fresh snapshot
+ * whenever events may have been lost: after a reconnect, a slow consumer, or
+ * when the seat's holder changes or nobody holds it (only the holder
+ * publishes the feed), which it checks with `$SRV.STATS` every
+ * `seatCheckMs`. A snapshot that fails (503 while the service syncs, no
+ * answer) is tried again, the wait doubling up to 5 s.
+ */
+import type { NatsConnection, Subscription } from "@nats-io/nats-core";
+import { Observable } from "rxjs";
+import type { What } from "../keys/mod.js";
+import { instances } from "../verb/instances.js";
+import { covers, feedSubjects, filtersOf } from "./narrowing.js";
+import type { Answer, FeedEvent, ProvisionerRequest, View } from "./types.js";
+import { ViewState } from "./view-state.js";
+
+export interface WatchOptions {
+  /** How often to ask who holds the seat (ms; 0: never). Default 5 s. */
+  readonly seatCheckMs?: number;
+  /** Called when a snapshot fails and is tried again (the view stays as it was). */
+  readonly onError?: (err: unknown) => void;
+}
+
+type Snapshot<W extends What> = (request: ProvisionerRequest<W>) => Promise<{ answer: Answer<W>; lowest: number }>;
+
+export function watchView<W extends What>(
+  nc: NatsConnection,
+  snapshot: Snapshot<W>,
+  request: ProvisionerRequest<W>,
+  options: WatchOptions = {},
+): Observable<View<W>> {
+  return new Observable<View<W>>((subscriber) => {
+    const what = (request.what ?? "registry") as W;
+    const filters = filtersOf(request);
+    const state = new ViewState<W>();
+    const { minRevision: _ignored, ...asked } = request as ProvisionerRequest<W> & { minRevision?: number };
+    let stopped = false;
+    let generation = 0;
+    let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    const emit = (): void => {
+      if (!stopped) subscriber.next(state.view());
+    };
+
+    const take = async (attempt = 0): Promise<void> => {
+      const gen = ++generation;
+      if (state.isSynced) {
+        state.beginSnapshot();
+        emit();
+      } else state.beginSnapshot();
+      try {
+        const { answer, lowest } = await snapshot(asked as ProvisionerRequest<W>);
+        if (stopped || gen !== generation) return;
+        state.endSnapshot(answer, lowest);
+        emit();
+      } catch (err) {
+        if (stopped || gen !== generation) return;
+        options.onError?.(err);
+        clearTimeout(retryTimer);
+        retryTimer = setTimeout(() => void take(attempt + 1), Math.min(5_000, 100 * 2 ** attempt));
+      }
+    };
+
+    const subs: Subscription[] = feedSubjects(what, filters).map((subject) =>
+      nc.subscribe(subject, {
+        callback: (err, msg) => {
+          if (err || stopped) return;
+          try {
+            const ev = msg.json<FeedEvent<W>>();
+            if (ev.what !== what || !covers(what, filters, ev)) return;
+            if (state.apply(ev)) emit();
+          } catch (e) {
+            // Never let an exception escape a subscription callback; a bad event costs a fresh snapshot.
+            options.onError?.(e);
+            void take();
+          }
+        },
+      }),
+    );
+
+    // Events may have been lost: after a reconnect, or when the client could not keep up.
+    const status = nc.status();
+    void (async () => {
+      for await (const s of status) {
+        if (stopped) break;
+        if (s.type === "reconnect" || s.type === "slowConsumer") void take();
+      }
+    })().catch(() => undefined);
+
+    // Only the seat's holder publishes the feed: a new holder (or none) means events may be missing.
+    let holder: string | null | undefined;
+    const seatCheckMs = options.seatCheckMs ?? 5_000;
+    const seatTimer =
+      seatCheckMs > 0
+        ? setInterval(() => {
+            void instances(nc, 500)
+              .then((list) => {
+                if (stopped || list.length === 0) return;
+                const h = list.find((i) => i.isHolder)?.holder?.instance ?? null;
+                const changed = holder !== undefined && h !== holder;
+                holder = h;
+                if (changed && h !== null) void take();
+                else if (changed) {
+                  // Nobody publishes now: the view is no longer known to be current, until a holder is back.
+                  state.beginSnapshot();
+                  emit();
+                }
+              })
+              .catch(() => undefined);
+          }, seatCheckMs)
+        : undefined;
+    seatTimer?.unref?.();
+
+    // Subscribed first, then the snapshot: nothing written in between is missed.
+    void nc.flush().then(
+      () => take(),
+      () => take(),
+    );
+
+    return () => {
+      stopped = true;
+      clearTimeout(retryTimer);
+      clearInterval(seatTimer);
+      (status as { stop?: () => void }).stop?.();
+      for (const s of subs) s.unsubscribe();
+    };
+  });
+}
