@@ -36,6 +36,7 @@ export interface Grant {
 
 const API = "$JS.API";
 const NODE_BUCKETS = [BUCKETS.needs, BUCKETS.applied, BUCKETS.collect] as const;
+const NODE_BUCKETS_WHATS = ["needs", "applied", "collect"] as const;
 const stream = (bucket: string): string => `KV_${bucket}`;
 
 /** Denied to every role, whatever else it may do. */
@@ -101,7 +102,11 @@ function node(n: string): Grant {
       ],
       deny: [...ALWAYS_DENIED, `${API}.STREAM.UPDATE.>`, `${API}.STREAM.CREATE.>`, `$KV.${BUCKETS.registry}.>`],
     },
-    subscribe: { allow: [`${inboxPrefix("node", n)}.>`], deny: [] },
+    // Its own keys' feed events and the registry's, so that a client's watch of them stays current.
+    subscribe: {
+      allow: [`${inboxPrefix("node", n)}.>`, ...NODE_BUCKETS_WHATS.flatMap((w) => [`${FEED_PREFIX}.${w}.${n}.>`, `${FEED_PREFIX}.${w}.${n}`]), `${FEED_PREFIX}.registry.>`],
+      deny: [],
+    },
     allow_responses: false,
   };
 }
@@ -112,7 +117,7 @@ function provider(): Grant {
       allow: [`${API}.INFO`, ...readBucket(BUCKETS.needs), ...askVerb()],
       deny: [...ALWAYS_DENIED, `${API}.STREAM.UPDATE.>`, `${API}.STREAM.CREATE.>`, "$KV.>"],
     },
-    subscribe: { allow: [`${inboxPrefix("provider")}.>`], deny: [] },
+    subscribe: { allow: [`${inboxPrefix("provider")}.>`, `${FEED_PREFIX}.needs.>`, `${FEED_PREFIX}.registry.>`], deny: [] },
     allow_responses: false,
   };
 }
