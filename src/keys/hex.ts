@@ -1,5 +1,5 @@
 /**
- * The =hex escaping of collection names (CONTRACT §2): every byte of the name's
+ * The =hex escaping of collection names (docs/protocol.md, "Keys"): every byte of the name's
  * UTF-8 form that is not one of `A-Z a-z 0-9 - _ /` is written `=` and two
  * upper-case hex digits. Only that one spelling is valid, so decodeName is strict
  * and decodeName(s).ok implies encodeName(decoded) === s.

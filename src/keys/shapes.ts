@@ -1,5 +1,5 @@
 /**
- * The key shape of each bucket (CONTRACT §2). A key either fits its bucket's shape
+ * The key shape of each bucket (docs/protocol.md, "Keys"). A key either fits its bucket's shape
  * and yields its fields, or is out of shape with a reason a person can act on and
  * the tokens that were still readable (used to decide whether an out-of-shape key
  * contradicts a narrowing filter of the verb).

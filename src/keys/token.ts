@@ -1,5 +1,5 @@
 /**
- * Plain tokens (CONTRACT §2): a token is a non-empty piece of a key between dots,
+ * Plain tokens (docs/protocol.md, "Keys"): a token is a non-empty piece of a key between dots,
  * made only of `A-Z a-z 0-9 - _ / =`.
  */
 

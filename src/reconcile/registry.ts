@@ -2,7 +2,7 @@
  * The registry, compiled into the program: for each kind of placeholder, which
  * domain (module) answers it and where a node's client finds its values.
  * Data, not logic. The reconciler keeps the bucket `mesh-provisioner_registry`
- * equal to this table (CONTRACT.md section 3).
+ * equal to this table (docs/protocol.md, "The registry").
  *
  * A value names either a `bucket` and the `key` shape of its entries, or a
  * `verb` asked on request/reply. Secrets never live in a bucket. Kinds read as

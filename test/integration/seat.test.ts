@@ -1,5 +1,5 @@
 /**
- * The seat (CONTRACT.md section 5, issue 3) with real processes: several
+ * The seat (docs/protocol.md, "The seat"; issue 3) with real processes: several
  * `mesh-provisioner serve` children against a private nats-server, each with
  * `--seat-ttl 2s --drift-delay 100ms --log-level debug`.
  *

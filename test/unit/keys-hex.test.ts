@@ -10,7 +10,7 @@ function reasonOf(escaped: string): string {
   return d.ok ? "" : d.reason;
 }
 
-const CONTRACT_EXAMPLES: Array<[string, string]> = [
+const PROTOCOL_EXAMPLES: Array<[string, string]> = [
   ["shell:zsh:normal", "shell=3Azsh=3Anormal"],
   ["a.b", "a=2Eb"],
   ["x=y", "x=3Dy"],
@@ -18,11 +18,11 @@ const CONTRACT_EXAMPLES: Array<[string, string]> = [
 ];
 
 test("encodeName writes the contract's examples", () => {
-  for (const [name, escaped] of CONTRACT_EXAMPLES) assert.equal(encodeName(name), escaped);
+  for (const [name, escaped] of PROTOCOL_EXAMPLES) assert.equal(encodeName(name), escaped);
 });
 
 test("decodeName reads the contract's examples back to their names", () => {
-  for (const [name, escaped] of CONTRACT_EXAMPLES) assert.deepEqual(decodeName(escaped), { ok: true, name });
+  for (const [name, escaped] of PROTOCOL_EXAMPLES) assert.deepEqual(decodeName(escaped), { ok: true, name });
 });
 
 test("encodeName leaves A-Z a-z 0-9 - _ / as they are and returns the same string", () => {
