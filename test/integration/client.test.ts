@@ -8,6 +8,9 @@ import { eventually } from "../helpers/eventually.js";
 import { memoryLogger } from "../../src/log.js";
 import { startProvisioner, type Provisioner } from "../../src/main.js";
 import { ProvisionerClient, VerbError, needsKey, collectKey, type View } from "../../src/client/index.js";
+import { Svcm } from "@nats-io/services";
+import { SERVICE_NAME } from "../../src/verb/service.js";
+import { PROTOCOL_VERSION } from "../../src/protocol/version.js";
 
 /** What the bucket holds now for `node`'s needs: key -> revision, read from the KV itself. */
 async function bucketTruth(kv: KV, node: string): Promise<Map<string, number>> {
@@ -133,6 +136,14 @@ describe("the typed client (mesh-provisioner/client) against a real server and s
       }
     },
   );
+
+  test("the verb's $SRV.INFO names the protocol version the client speaks", async () => {
+    const infos = await new Svcm(stack.client).client({ strategy: "timer", maxWait: 1000 }).info(SERVICE_NAME);
+    const found: unknown[] = [];
+    for await (const i of infos) found.push(i.endpoints?.[0]?.metadata?.["protocol"]);
+    assert.ok(found.length >= 1, "an instance answered $SRV.INFO");
+    assert.deepEqual([...new Set(found)], [PROTOCOL_VERSION]);
+  });
 
   test("key helpers build keys the service reads in shape", async () => {
     const collect = await stack.kv("collect");
