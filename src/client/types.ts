@@ -7,10 +7,8 @@ import type { What } from "../keys/mod.js";
 export type { What };
 
 interface Entry {
-  /** The key as stored in the bucket. */
-  readonly key: string;
-  /** The value: parsed JSON, or the string as stored when it is not JSON. */
-  readonly value: unknown;
+  /** The value: parsed JSON, or the string as stored when it is not JSON (absent when `valueTooLarge`). */
+  readonly value?: unknown;
   /** The revision of the bucket's stream at which this value was written. */
   readonly revision: number;
   /** Set (true) instead of `value` when the value alone is over the connection's max payload. */
@@ -19,16 +17,27 @@ interface Entry {
   readonly [field: string]: unknown;
 }
 
-/** A registry entry: which domain answers a kind of placeholder, and where its values live. */
+/** An entry of a node bucket: its key as stored. */
+interface NodeEntry extends Entry {
+  /** The key as stored in the bucket. */
+  readonly key: string;
+}
+
+/**
+ * A registry entry: which domain answers a kind of placeholder, and where its
+ * values live. Its key in the bucket is its `kind`; `key`, when present, is
+ * the shape of the keys its domain answers with.
+ */
 export interface RegistryEntry extends Entry {
   readonly kind: string;
+  readonly key?: string;
   readonly module?: string;
   readonly bucket?: string;
   readonly verb?: string;
 }
 
 /** A need: `<node>.<module>.<kind>.<name>`; `answered: false` when no domain answers its kind. */
-export interface NeedsEntry extends Entry {
+export interface NeedsEntry extends NodeEntry {
   readonly node: string;
   readonly module: string;
   readonly kind: string;
@@ -37,13 +46,13 @@ export interface NeedsEntry extends Entry {
 }
 
 /** What a node applied for a module: `<node>.<module>`. */
-export interface AppliedEntry extends Entry {
+export interface AppliedEntry extends NodeEntry {
   readonly node: string;
   readonly module: string;
 }
 
 /** A collect item: `<node>.<collection as =hex>.<contributor>`; `collection` is the decoded name. */
-export interface CollectEntry extends Entry {
+export interface CollectEntry extends NodeEntry {
   readonly node: string;
   readonly collection: string;
   readonly contributor: string;

@@ -9,6 +9,11 @@
 import type { What } from "../keys/mod.js";
 import type { AnyEntry, Answer, FeedEvent, OutOfShape, View } from "./types.js";
 
+/** An entry's key in its bucket: a registry entry's is its kind. */
+export function keyOfEntry(what: What, e: AnyEntry): string {
+  return what === "registry" ? (e as { kind: string }).kind : (e as { key: string }).key;
+}
+
 export class ViewState<W extends What = What> {
   private entries = new Map<string, AnyEntry>();
   private outOfShape = new Map<string, OutOfShape>();
@@ -18,6 +23,8 @@ export class ViewState<W extends What = What> {
   private synced = false;
   /** Events kept while a snapshot is taken; undefined when applying directly. */
   private pending: FeedEvent[] | undefined = [];
+
+  constructor(private readonly what: W = "needs" as W) {}
 
   /** A fresh snapshot is being taken: keep events until it is in. */
   beginSnapshot(): void {
@@ -35,8 +42,9 @@ export class ViewState<W extends What = What> {
     const outOfShape = new Map<string, OutOfShape>();
     const seen = new Map<string, number>();
     for (const e of snapshot.entries) {
-      entries.set(e.key, e);
-      seen.set(e.key, e.revision);
+      const key = keyOfEntry(this.what, e);
+      entries.set(key, e);
+      seen.set(key, e.revision);
     }
     for (const o of snapshot.outOfShape) {
       outOfShape.set(o.key, o);

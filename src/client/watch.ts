@@ -36,7 +36,7 @@ export function watchView<W extends What>(
   return new Observable<View<W>>((subscriber) => {
     const what = (request.what ?? "registry") as W;
     const filters = filtersOf(request);
-    const state = new ViewState<W>();
+    const state = new ViewState<W>(what);
     const { minRevision: _ignored, ...asked } = request as ProvisionerRequest<W> & { minRevision?: number };
     let stopped = false;
     let generation = 0;

@@ -145,6 +145,14 @@ describe("the typed client (mesh-provisioner/client) against a real server and s
     assert.deepEqual([...new Set(found)], [PROTOCOL_VERSION]);
   });
 
+  test("a watch of the registry holds each kind under its key in the bucket, its kind", async () => {
+    const v = await firstValueFrom(client.watch({ what: "registry" }, { seatCheckMs: 0 }).pipe(filter((x) => x.synced), timeout(10_000)));
+    const kinds = (await client.get({ what: "registry" })).entries.map((e) => e.kind);
+    assert.equal(kinds.length, 13);
+    assert.deepEqual([...v.entries.keys()].sort(), [...kinds].sort());
+    assert.equal(v.entries.get("config")?.kind, "config");
+  });
+
   test("key helpers build keys the service reads in shape", async () => {
     const collect = await stack.kv("collect");
     const rev = await collect.put(collectKey("n3", "ssh keys", "web"), "ssh-ed25519 AAAA…");
