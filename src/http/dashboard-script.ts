@@ -141,7 +141,8 @@ let reading = null, again = false;
 function refresh() {
   if (reading) { again = true; return reading; }
   reading = (NODE ? showNode() : showOverview()).then(() => {
-    conn.textContent = "live"; conn.className = "pill live";
+    // Live only once the event stream is open too: what changes from now on reaches the page.
+    if (es && es.readyState === EventSource.OPEN) { conn.textContent = "live"; conn.className = "pill live"; }
   }, (err) => {
     if (err instanceof Unauthorized) return askToken();
     conn.textContent = "error: " + err.message; conn.className = "pill dead";
@@ -159,6 +160,8 @@ function connect() {
   if (NODE) q.set("node", NODE);
   if (token) q.set("access_token", token);
   es = new EventSource("events?" + q.toString());
+  // Read at once, while the stream opens (its open reads again, so nothing between the two is missed).
+  refresh();
   // Every (re)connection reads afresh what is shown: changes made while the stream was away were never sent.
   es.onopen = () => refresh();
   es.onerror = () => { conn.textContent = "reconnecting…"; conn.className = "pill dead"; if (es.readyState === EventSource.CLOSED) get("api/overview").catch((e) => { if (e instanceof Unauthorized) askToken(); }); };
