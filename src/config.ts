@@ -4,6 +4,9 @@
  * a ProvisionerError("CONFIG") whose message names the flag and what to write.
  */
 import { ProvisionerError } from "./errors.js";
+import { formatSize, parseSize } from "./size.js";
+import { DEFAULT_BUCKET_LIMITS, type BucketLimits } from "./streams/buckets.js";
+import { DEFAULT_FLOOD_LIMITS, type FloodLimits } from "./projections/flood.js";
 import { parseDuration } from "./duration.js";
 import { DEFAULT_HEAP_GROWING_PERCENT } from "./heap.js";
 import { COMMAND_ROLE, inboxPrefix, SERVE_ROLE } from "./permissions/inbox.js";
@@ -43,6 +46,10 @@ export interface ServeConfig {
   readonly logLevel: string;
   /** V8's --heap-growing-percent for this process (0: V8's own heuristic). */
   readonly heapGrowingPercent: number;
+  /** The limits of the buckets the service creates (and sets on the node buckets it finds). */
+  readonly bucketLimits: BucketLimits;
+  /** Past these, a node is named as flooding. */
+  readonly floodLimits: FloodLimits;
 }
 
 /** Raw flag values as commander hands them over (all optional strings). */
@@ -51,7 +58,13 @@ export type ConnectionFlags = Partial<
 >;
 
 export type ServeFlags = ConnectionFlags &
-  Partial<Record<"registryInterval" | "seatTtl" | "replicas" | "http" | "httpToken" | "maxWait" | "driftDelay" | "logLevel" | "heapGrowing", string>>;
+  Partial<
+    Record<
+      | "registryInterval" | "seatTtl" | "replicas" | "http" | "httpToken" | "maxWait" | "driftDelay" | "logLevel" | "heapGrowing"
+      | "maxValueBytes" | "bucketMaxBytes" | "floodKeys" | "floodBytes",
+      string
+    >
+  >;
 
 type Env = Readonly<Record<string, string | undefined>>;
 
@@ -146,10 +159,21 @@ export function serveConfig(flags: ServeFlags, env: Env = process.env): ServeCon
     maxWaitMs: parseDuration(flags.maxWait ?? "5s", "--max-wait"),
     driftDelayMs: parseDuration(flags.driftDelay ?? "250ms", "--drift-delay"),
     logLevel: flags.logLevel ?? env["LOG_LEVEL"] ?? "info",
+    bucketLimits: {
+      maxValueBytes: parseSize(flags.maxValueBytes ?? formatSize(DEFAULT_BUCKET_LIMITS.maxValueBytes), "--max-value-bytes"),
+      nodeBucketBytes: parseSize(flags.bucketMaxBytes ?? formatSize(DEFAULT_BUCKET_LIMITS.nodeBucketBytes), "--bucket-max-bytes"),
+    },
+    floodLimits: {
+      keys: positiveInt(flags.floodKeys ?? String(DEFAULT_FLOOD_LIMITS.keys), "--flood-keys", Number.MAX_SAFE_INTEGER),
+      bytes: parseSize(flags.floodBytes ?? formatSize(DEFAULT_FLOOD_LIMITS.bytes), "--flood-bytes"),
+    },
     heapGrowingPercent: percent(pick(flags.heapGrowing, env, "MESH_PROVISIONER_HEAP_GROWING") ?? String(DEFAULT_HEAP_GROWING_PERCENT), "--heap-growing"),
   };
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(cfg.logLevel)) {
     throw new ProvisionerError("CONFIG", `--log-level "${cfg.logLevel}" must be one of fatal, error, warn, info, debug, trace, silent`);
+  }
+  if (cfg.bucketLimits.maxValueBytes > cfg.bucketLimits.nodeBucketBytes) {
+    throw new ProvisionerError("CONFIG", "--max-value-bytes is larger than --bucket-max-bytes: no value could ever be written");
   }
   if (cfg.httpToken !== undefined && cfg.http === undefined) {
     throw new ProvisionerError("CONFIG", "--http-token (or MESH_PROVISIONER_HTTP_TOKEN) guards the dashboard, which only --http <host:port> serves: add --http");

@@ -12,9 +12,10 @@ import { ProvisionerError, wrapError } from "./errors.js";
 import { WHATS, type What } from "./keys/mod.js";
 import { BUCKETS, SEAT_BUCKET, specFor } from "./projections/buckets.js";
 import { Projection } from "./projections/projection.js";
-import { ensureBuckets, type BucketPlan } from "./streams/buckets.js";
+import { ensureBuckets, type BucketLimits, type BucketPlan } from "./streams/buckets.js";
 import { watchBucket } from "./streams/kv-watch.js";
 import { MeshOverview } from "./projections/overview.js";
+import { DEFAULT_FLOOD_LIMITS, type FloodLimits } from "./projections/flood.js";
 import { allSynced } from "./streams/synced.js";
 import { kvRegistryWriter } from "./reconcile/apply.js";
 import { Reconciler } from "./reconcile/loop.js";
@@ -35,6 +36,10 @@ export interface ProvisionerOptions {
   readonly table?: readonly RegistryValue[];
   /** Prefix for the watches' deliver subjects (narrow grants). */
   readonly inboxPrefix?: string;
+  /** The node buckets' limits (the largest value, each bucket's size); defaults when absent. */
+  readonly bucketLimits?: BucketLimits;
+  /** Past these, a node is named as flooding (log, /metrics, the overview). */
+  readonly floodLimits?: FloodLimits;
   /** Called once per verb request (metrics). */
   readonly observe?: (status: number, what: string, seconds: number) => void;
 }
@@ -110,14 +115,25 @@ async function openJetStream(nc: NatsConnection, inboxPrefix: string | undefined
 export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOptions, log: Logger): Promise<Provisioner> {
   const jsm = await openJetStream(nc, opts.inboxPrefix);
   const js = jetstream(nc, opts.inboxPrefix ? { watcherPrefix: opts.inboxPrefix } : {});
-  await ensureBuckets(jsm, BUCKET_PLANS, opts.replicas, log);
+  await ensureBuckets(jsm, BUCKET_PLANS, opts.replicas, log, opts.bucketLimits);
 
   const table = opts.table ?? REGISTRY_TABLE;
   const desired = desiredRegistry(table);
   const knownKinds = new Set(desired.keys());
   const projections = {} as Record<What, Projection>;
   // The mesh overview follows the node buckets' stores as they apply; a kind is answered while the registry holds it.
-  const overview = new MeshOverview((kind) => projections.registry.store.slotOf(kind) >= 0);
+  // A node past the flood limits is named in the log once when it goes over and once when it is back under.
+  const overview = new MeshOverview((kind) => projections.registry.store.slotOf(kind) >= 0, Date.now, {
+    limits: opts.floodLimits,
+    onChange: (c) => {
+      if (c.flooding) {
+        log.warn(
+          { node: c.node, keys: c.keys, bytes: c.bytes, limits: opts.floodLimits ?? DEFAULT_FLOOD_LIMITS },
+          "a node is flooding its keys: it holds more keys or bytes than any node should; revoke its grant, or raise --flood-keys / --flood-bytes if it is meant to",
+        );
+      } else log.info({ node: c.node, keys: c.keys, bytes: c.bytes }, "a node is no longer flooding its keys");
+    },
+  });
   const subs: Subscription[] = [];
   for (const what of WHATS) {
     const p = new Projection(specFor(what, knownKinds), log, what === "registry" ? undefined : overview.observerFor(what));

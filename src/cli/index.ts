@@ -28,6 +28,10 @@ export function program(): Command {
     .option("--drift-delay <duration>", "how soon a drifted registry is repaired", "250ms")
     .option("--http <host:port>", "serve the dashboard, /healthz, /readyz and /metrics there")
     .option("--http-token <token>", "the dashboard's data and events need this bearer token (env MESH_PROVISIONER_HTTP_TOKEN)")
+    .option("--max-value-bytes <size>", "the largest value a node may write in the node buckets it creates, such as 64KiB", "64KiB")
+    .option("--bucket-max-bytes <size>", "each node bucket's size: a node flooding its keys fills its own bucket, not the store", "1GiB")
+    .option("--flood-keys <n>", "a node with more keys than this across the node buckets is named as flooding", "10000")
+    .option("--flood-bytes <size>", "a node with more bytes than this across the node buckets is named as flooding", "16MiB")
     .option("--log-level <level>", "fatal, error, warn, info, debug or trace (env LOG_LEVEL)")
     .option("--heap-growing <percent>", "how far the JS heap grows between full collections, in percent of what the last left live; 0: V8's own (env MESH_PROVISIONER_HEAP_GROWING)", "300")
     .action(async (flags) => (await import("./serve.js")).serveCommand(flags));

@@ -56,6 +56,8 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
         maxWaitMs: cfg.maxWaitMs,
         replicas: cfg.replicas,
         inboxPrefix: cfg.connection.inboxPrefix,
+        bucketLimits: cfg.bucketLimits,
+        floodLimits: cfg.floodLimits,
         observe: metrics?.observe,
       },
       log,

@@ -22,6 +22,7 @@ export interface NatsServerOptions {
   host?: string; // client listen address, default 127.0.0.1 (monitoring and routes stay on loopback)
   maxPayload?: number;
   keepStore?: boolean; // keep the temporary directory (store, config, log) on stop()
+  maxFileStore?: number; // JetStream's max_file_store in bytes (default: the server's own)
 }
 
 export interface RunningNatsServer {
@@ -150,7 +151,10 @@ function configFor(l: Layout, storeDir: string, opts: NatsServerOptions): string
   ];
   if (opts.maxPayload !== undefined) lines.push(`max_payload: ${opts.maxPayload}`);
   if (opts.debug) lines.push("debug: true", "trace: false");
-  if (opts.jetstream !== false) lines.push(`jetstream { store_dir: ${JSON.stringify(storeDir)} }`);
+  if (opts.jetstream !== false) {
+    const max = opts.maxFileStore === undefined ? "" : `, max_file_store: ${opts.maxFileStore}`;
+    lines.push(`jetstream { store_dir: ${JSON.stringify(storeDir)}${max} }`);
+  }
   if (l.cluster) {
     const { name, port, routes } = l.cluster;
     const urls = routes.map((p) => `"nats-route://127.0.0.1:${p}"`).join(", ");

@@ -54,7 +54,7 @@ function cards(o) {
   const t = o.totals;
   const oos = t.outOfShape.needs + t.outOfShape.applied + t.outOfShape.collect + o.buckets.registry.outOfShape;
   const card = (name, value, label, bad) => "<div class='card" + (bad ? " bad" : "") + "' data-total='" + name + "'><b>" + num(value) + "</b>" + label + "</div>";
-  return "<div class='cards' id='totals'>" +
+  return "<div id='totals'><div class='cards'>" +
     card("nodes", t.nodes, "nodes") +
     card("nodesWithProblems", t.nodesWithProblems, "nodes with something wrong", t.nodesWithProblems > 0) +
     card("modules", t.modules, "modules") +
@@ -64,6 +64,10 @@ function cards(o) {
     card("collect", t.collect, "collect items") +
     card("registry", o.buckets.registry.entries, "kinds in the registry") +
     card("outOfShape", oos, "keys out of shape", oos > 0) +
+    card("nodesFlooding", t.nodesFlooding, "nodes flooding their keys", t.nodesFlooding > 0) +
+    "</div>" +
+    (t.flooding.length ? "<p class='note' id='flooding'>flooding (revoke the node's grant, or raise --flood-keys / --flood-bytes): " +
+      t.flooding.map((f) => nodeLink(f.node) + " " + num(f.keys) + " keys, " + (f.bytes / 1048576).toFixed(1) + " MiB").join(" · ") + "</p>" : "") +
     "</div>";
 }
 
@@ -75,11 +79,11 @@ async function showOverview() {
   if (page.matched > 0 && list.offset >= page.matched) { list.offset = Math.max(0, page.matched - PAGE); return showOverview(); }
   const first = page.matched === 0 ? 0 : page.offset + 1;
   const lastShown = page.offset + page.rows.length;
-  const rows = page.rows.map((r) => "<tr data-node='" + esc(r.node) + "'>" + cell(nodeLink(r.node)) + cell(r.modules, "n") + cell(num(r.needs), "n") +
+  const rows = page.rows.map((r) => "<tr data-node='" + esc(r.node) + "'>" + cell(nodeLink(r.node) + (r.flooding ? " <span class='bad'>flooding</span>" : "")) + cell(r.modules, "n") + cell(num(r.needs), "n") +
     cell(r.unanswered, "n" + (r.unanswered ? " bad" : "")) + cell(r.notApplied, "n" + (r.notApplied ? " bad" : "")) + cell(r.applied, "n") +
     cell(r.collect, "n") + cell(r.outOfShape, "n" + (r.outOfShape ? " bad" : "")) + cell(esc(ago(r.last)), "muted") + "</tr>");
   const focused = document.activeElement && document.activeElement.id;
-  view.innerHTML = (overview ? cards(overview) : "<div class='cards' id='totals'></div>") +
+  view.innerHTML = (overview ? cards(overview) : "<div id='totals'></div>") +
     "<h2>Nodes</h2><div class='bar'><input id='match' placeholder='filter by name' value='" + esc(list.match) + "'>" +
     "<label><input id='problems' type='checkbox'" + (list.problems ? " checked" : "") + "> only nodes with something wrong</label>" +
     "<button id='prev'" + (page.offset === 0 ? " disabled" : "") + ">‹ previous</button>" +
@@ -119,6 +123,7 @@ async function showNode() {
   for (const m of applied.keys()) if (!mods.has(m)) mods.set(m, { needs: 0, kinds: new Set(), unanswered: 0 });
   const oos = ["needs", "applied", "collect"].flatMap((w) => d[w].outOfShape.map((o) => ({ what: w, ...o })));
   view.innerHTML = "<p><a href='./'>‹ all nodes</a></p><h2 id='node-title'>node " + esc(NODE) + "</h2>" +
+    (r && r.flooding ? "<p class='note' id='node-flooding'>this node is flooding its keys: " + num(r.keys) + " keys, " + (r.bytes / 1048576).toFixed(1) + " MiB (revoke its grant, or raise --flood-keys / --flood-bytes)</p>" : "") +
     (r ? "<div class='cards' id='node-totals'>" + [["modules", r.modules], ["needs", r.needs], ["unanswered", r.unanswered], ["notApplied", r.notApplied], ["applied", r.applied], ["collect", r.collect], ["outOfShape", r.outOfShape]]
       .map(([k, v]) => "<div class='card" + (v && ["unanswered", "notApplied", "outOfShape"].includes(k) ? " bad" : "") + "' data-total='" + k + "'><b>" + num(v) + "</b>" + k.replace(/[A-Z]/g, (c) => " " + c.toLowerCase()) + "</div>").join("") + "</div>"
       : "<p class='note' id='no-node'>the mesh has no key of this node (yet)</p>") +

@@ -89,6 +89,26 @@ export function createMetrics(): Metrics & { bind(p: Provisioner, jsm: JetStream
       for (const [op, n] of Object.entries(provisioner.reconciler.writes)) this.set({ op }, n);
     },
   });
+  new Gauge({
+    name: "mesh_provisioner_nodes_flooding",
+    help: "Nodes over the flood limits (--flood-keys, --flood-bytes)",
+    registers: [registry],
+    collect() {
+      if (provisioner) this.set(provisioner.overview.totals().nodesFlooding);
+    },
+  });
+  // One series per flooding node (at most 20, the most keys first), so an alert names it; none while nobody floods.
+  new Gauge({
+    name: "mesh_provisioner_node_flooding",
+    help: "Keys held by a node over the flood limits, by node (the 20 with the most keys)",
+    labelNames: ["node"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      if (!provisioner) return;
+      for (const f of provisioner.overview.flooding(20)) this.set({ node: f.node }, f.keys);
+    },
+  });
   return {
     registry,
     observe(status, what, seconds) {

@@ -11,6 +11,7 @@
  * change needs no recount.
  */
 import type { OutOfShapeKey } from "./store.js";
+import { DEFAULT_FLOOD_LIMITS, FloodWatch, type FloodChange, type FloodLimits, type Flooding } from "./flood.js";
 import type { ProjectionObserver } from "./projection.js";
 
 export type NodeBucket = "needs" | "applied" | "collect";
@@ -28,9 +29,14 @@ export interface NodeRow {
   readonly applied: number;
   readonly collect: number;
   readonly outOfShape: number;
+  /** Keys across the node buckets, out-of-shape ones included, and the bytes of its entries as held. */
+  readonly keys: number;
+  readonly bytes: number;
+  /** Over the flood limits (see FloodWatch). */
+  readonly flooding: boolean;
   /** Its last change seen by this service: the bucket, the revision, and when (ms since the epoch; null for the first sync's). */
   readonly last: { readonly what: NodeBucket; readonly revision: number; readonly at: number | null } | null;
-  /** Something an operator should look at: an unanswered need, a module not applied, a key out of shape. */
+  /** Something an operator should look at: an unanswered need, a module not applied, a key out of shape, a flood. */
   readonly problems: boolean;
 }
 
@@ -46,6 +52,9 @@ export interface OverviewTotals {
   readonly outOfShape: Readonly<Record<NodeBucket, number>>;
   /** Keys out of shape with no readable node token: in the totals, on no node. */
   readonly outOfShapeWithoutNode: number;
+  /** Nodes over the flood limits, and the first of them (the most keys first). */
+  readonly nodesFlooding: number;
+  readonly flooding: readonly Flooding[];
 }
 
 export interface NodeQuery {
@@ -78,6 +87,8 @@ class NodeCounts {
   readonly needsByKind = new Map<string, number>();
   readonly appliedModules = new Set<string>();
   collect = 0;
+  /** Bytes of its entries as held, per bucket (BUCKET_IDS). */
+  readonly bytesBy = [0, 0, 0];
   /** Keys out of shape, per bucket (BUCKET_IDS). */
   readonly outOfShape = [0, 0, 0];
   // The last change, as three fields: a change allocates nothing (a first sync applies a million).
@@ -87,6 +98,14 @@ class NodeCounts {
 
   get outOfShapeCount(): number {
     return (this.outOfShape[0] as number) + (this.outOfShape[1] as number) + (this.outOfShape[2] as number);
+  }
+
+  get bytes(): number {
+    return (this.bytesBy[0] as number) + (this.bytesBy[1] as number) + (this.bytesBy[2] as number);
+  }
+
+  get keys(): number {
+    return this.needs + this.appliedModules.size + this.collect + this.outOfShapeCount;
   }
 
   get empty(): boolean {
@@ -117,14 +136,25 @@ export class MeshOverview {
   /** Bumped on every change: readers compare it to know the counts moved. */
   version = 0;
 
+  private readonly floods: FloodWatch;
+
   /**
    * `isAnswered`: whether the registry answers a kind now; `now`: the clock
-   * (only changes after `markSynced` get a time).
+   * (only changes after `markSynced` get a time); `flood`: the limits past
+   * which a node is flooding, and who is told when one crosses them.
    */
   constructor(
     private readonly isAnswered: (kind: string) => boolean,
     private readonly now: () => number = Date.now,
-  ) {}
+    flood: { limits?: FloodLimits; onChange?: (change: FloodChange) => void } = {},
+  ) {
+    this.floods = new FloodWatch(flood.limits ?? DEFAULT_FLOOD_LIMITS, flood.onChange);
+  }
+
+  /** The nodes over the flood limits now, the most keys first. */
+  flooding(max = 20): Flooding[] {
+    return this.floods.list(max);
+  }
 
   /** The first sync is over: changes from now on carry the time they were applied. */
   markSynced(): void {
@@ -135,8 +165,8 @@ export class MeshOverview {
   observerFor(what: NodeBucket): ProjectionObserver {
     return {
       clear: () => this.clear(what),
-      entryIn: (key, fields, revision, isNew) => this.entry(what, fields, revision, isNew ? 1 : 0),
-      entryOut: (key, fields, revision) => this.entry(what, fields, revision, -1),
+      entryIn: (key, fields, revision, bytes, previousBytes) => this.entry(what, fields, revision, previousBytes === 0 ? 1 : 0, bytes - previousBytes),
+      entryOut: (key, fields, revision, bytes) => this.entry(what, fields, revision, -1, -bytes),
       outOfShapeIn: (rec, isNew) => this.outOfShape(what, rec, rec.revision, isNew ? 1 : 0),
       outOfShapeOut: (rec, revision) => this.outOfShape(what, rec, revision, -1),
     };
@@ -152,6 +182,8 @@ export class MeshOverview {
       } else if (what === "applied") n.appliedModules.clear();
       else n.collect = 0;
       n.outOfShape[BUCKET_IDS[what]] = 0;
+      n.bytesBy[BUCKET_IDS[what]] = 0;
+      this.floods.update(name, n.keys, n.bytes, n.lastAt);
       this.dropIfEmpty(name, n);
     }
     if (what === "needs") this.kindTotals.clear();
@@ -172,13 +204,13 @@ export class MeshOverview {
     let applied = 0;
     let collect = 0;
     let withProblems = 0;
-    for (const n of this.nodes.values()) {
+    for (const [name, n] of this.nodes) {
       const r = this.counts(n);
       modules += r.modules;
       notApplied += r.notApplied;
       applied += r.applied;
       collect += n.collect;
-      if (r.problems) withProblems++;
+      if (r.problems || this.floods.isFlooding(name)) withProblems++;
     }
     return {
       nodes: this.nodes.size,
@@ -191,13 +223,18 @@ export class MeshOverview {
       collect,
       outOfShape: { ...this.oosTotals },
       outOfShapeWithoutNode: this.oosWithoutNodeBy.reduce((a, b) => a + b, 0),
+      nodesFlooding: this.floods.count,
+      flooding: this.floods.list(),
     };
   }
 
   /** One node's row, or undefined when the mesh has no key of it. */
   row(node: string): NodeRow | undefined {
     const n = this.nodes.get(node);
-    return n === undefined ? undefined : { node, ...this.counts(n), collect: n.collect, outOfShape: n.outOfShapeCount, last: n.last };
+    if (n === undefined) return undefined;
+    const flooding = this.floods.isFlooding(node);
+    const c = this.counts(n);
+    return { node, ...c, problems: c.problems || flooding, collect: n.collect, outOfShape: n.outOfShapeCount, keys: n.keys, bytes: n.bytes, flooding, last: n.last };
   }
 
   /** A page of the node list, sorted by name, filtered on the server. */
@@ -237,11 +274,13 @@ export class MeshOverview {
     };
   }
 
-  private entry(what: NodeBucket, fields: Readonly<Record<string, string>>, revision: number, delta: -1 | 0 | 1): void {
+  private entry(what: NodeBucket, fields: Readonly<Record<string, string>>, revision: number, delta: -1 | 0 | 1, bytes: number): void {
     const name = fields["node"];
     if (name === undefined) return;
     const n = delta >= 0 ? this.nodeFor(name) : this.nodes.get(name);
     if (n === undefined) return;
+    const b = BUCKET_IDS[what];
+    n.bytesBy[b] = (n.bytesBy[b] as number) + bytes;
     if (delta !== 0) {
       const module = this.intern(fields["module"] as string);
       if (what === "needs") {
@@ -297,6 +336,7 @@ export class MeshOverview {
     n.lastBucket = BUCKET_IDS[what];
     n.lastRevision = revision;
     n.lastAt = this.synced ? this.now() : 0;
+    this.floods.update(name, n.keys, n.bytes, n.lastAt);
     this.dropIfEmpty(name, n);
     this.version++;
   }

@@ -84,10 +84,13 @@ export interface Change {
  * follow the store, such as the mesh overview, without a scan per read.
  */
 export interface StoreObserver {
-  /** An entry in shape was put; `isNew` when the key held no entry before. */
-  entryIn(key: string, fields: Readonly<Record<string, string>>, revision: number, isNew: boolean): void;
-  /** An entry in shape left the store (deleted, or now out of shape), at `revision`. */
-  entryOut(key: string, fields: Readonly<Record<string, string>>, revision: number): void;
+  /**
+   * An entry in shape was put: `bytes` is the size of its entry as answered,
+   * `previousBytes` that of the entry it replaced (0: the key held no entry).
+   */
+  entryIn(key: string, fields: Readonly<Record<string, string>>, revision: number, bytes: number, previousBytes: number): void;
+  /** An entry in shape of `bytes` left the store (deleted, or now out of shape), at `revision`. */
+  entryOut(key: string, fields: Readonly<Record<string, string>>, revision: number, bytes: number): void;
   /** A key out of shape was put; `isNew` when it was not out of shape before. */
   outOfShapeIn(rec: OutOfShapeKey, isNew: boolean): void;
   /** A key out of shape left (deleted, or now in shape), at `revision`. */
@@ -408,6 +411,7 @@ export class ProjectionStore {
       const hash = hashKey(key);
       let slot = this.table.get(key, hash);
       const isNew = slot < 0;
+      const previousBytes = isNew ? 0 : (this.slots.jsonLen[slot] as number);
       if (slot >= 0) {
         // The new record first: the old one is then dead for any compaction its release sets off.
         const seg = this.slots.seg[slot] as number;
@@ -422,7 +426,7 @@ export class ProjectionStore {
         this.addToOrders(slot, key, d.fields);
       }
       if (d.value !== undefined) this.values.set(key, d.value);
-      this.observer?.entryIn(key, d.fields, revision, isNew);
+      this.observer?.entryIn(key, d.fields, revision, this.slots.jsonLen[slot] as number, previousBytes);
       return new EntryPut(key, revision, this, slot);
     }
     this.removeEntry(key, revision);
@@ -530,7 +534,7 @@ export class ProjectionStore {
     const slot = this.table.get(key);
     if (slot < 0) return;
     const fields = this.indexes.length > 0 || this.observer !== undefined ? this.spec.fieldsOf(key) : {};
-    this.observer?.entryOut(key, fields, revision);
+    this.observer?.entryOut(key, fields, revision, this.slots.jsonLen[slot] as number);
     for (const ix of this.indexes) {
       const v = fields[ix.field] as string;
       const set = ix.byValue.get(v);
@@ -565,7 +569,7 @@ export class ProjectionStore {
     this.observer = observer;
     for (const slot of this.order) {
       const key = this.keyOf(slot);
-      observer.entryIn(key, this.spec.fieldsOf(key), this.slots.revision[slot] as number, true);
+      observer.entryIn(key, this.spec.fieldsOf(key), this.slots.revision[slot] as number, this.slots.jsonLen[slot] as number, 0);
     }
     for (const rec of this.oos.values()) observer.outOfShapeIn(rec, true);
   }

@@ -10,14 +10,38 @@ import { wrapError } from "../errors.js";
 
 export interface BucketPlan {
   readonly bucket: string;
-  /** Node buckets refuse roll-up headers. */
+  /** Node buckets refuse roll-up headers, and take the node limits (BucketLimits). */
   readonly refuseRollups: boolean;
+}
+
+/**
+ * The limits of the node buckets, so that a node flooding its keys fills its
+ * own bucket (whose writes then fail with "maximum bytes exceeded") and never
+ * the store the registry and the seat live in.
+ */
+export interface BucketLimits {
+  /** The largest value (message: value and headers) a node may write. */
+  readonly maxValueBytes: number;
+  /** Each node bucket's size. */
+  readonly nodeBucketBytes: number;
+}
+
+export const DEFAULT_BUCKET_LIMITS: BucketLimits = { maxValueBytes: 64 * 1024, nodeBucketBytes: 1024 ** 3 };
+
+/** The service's own buckets (registry, seat) hold a few kinds and one record: fixed, small limits. */
+export const OWN_BUCKET_LIMITS = { maxValueBytes: 64 * 1024, bucketBytes: 16 * 1024 * 1024 } as const;
+
+function limitsOf(plan: BucketPlan, limits: BucketLimits): { max_bytes: number; max_msg_size: number } {
+  return plan.refuseRollups
+    ? { max_bytes: limits.nodeBucketBytes, max_msg_size: limits.maxValueBytes }
+    : { max_bytes: OWN_BUCKET_LIMITS.bucketBytes, max_msg_size: OWN_BUCKET_LIMITS.maxValueBytes };
 }
 
 export type BucketOutcome = "created" | "exists" | "updated";
 
-function kvStreamConfig(plan: BucketPlan, replicas: number): Partial<StreamConfig> & { name: string } {
+function kvStreamConfig(plan: BucketPlan, replicas: number, limits: BucketLimits): Partial<StreamConfig> & { name: string } {
   return {
+    ...limitsOf(plan, limits),
     name: `KV_${plan.bucket}`,
     subjects: [`$KV.${plan.bucket}.>`],
     retention: RetentionPolicy.Limits,
@@ -36,7 +60,30 @@ function isNotFound(err: unknown): boolean {
   return (err instanceof JetStreamApiError && err.code === 10059) || (err as Error)?.message === "stream not found";
 }
 
-export async function ensureBucket(jsm: JetStreamManager, plan: BucketPlan, replicas: number, log: Logger): Promise<BucketOutcome> {
+/**
+ * The limits to set on an existing bucket: raised or set where they are
+ * lower or missing; never lowered (that would drop keys already written: an
+ * operator who means it edits the stream), which is logged instead.
+ */
+function limitUpdates(plan: BucketPlan, config: StreamConfig, limits: BucketLimits, log: Logger): Partial<StreamConfig> {
+  const want = limitsOf(plan, limits);
+  const out: Partial<StreamConfig> = {};
+  for (const field of ["max_bytes", "max_msg_size"] as const) {
+    const have = config[field] ?? -1;
+    if (have === want[field]) continue;
+    if (have === -1 || have < want[field]) out[field] = want[field];
+    else log.warn({ bucket: plan.bucket, field, have, want: want[field] }, "the bucket's limit is higher than asked; it is not lowered, which could drop keys (edit the stream to lower it)");
+  }
+  return out;
+}
+
+export async function ensureBucket(
+  jsm: JetStreamManager,
+  plan: BucketPlan,
+  replicas: number,
+  log: Logger,
+  limits: BucketLimits = DEFAULT_BUCKET_LIMITS,
+): Promise<BucketOutcome> {
   const name = `KV_${plan.bucket}`;
   try {
     let info;
@@ -44,20 +91,37 @@ export async function ensureBucket(jsm: JetStreamManager, plan: BucketPlan, repl
       info = await jsm.streams.info(name);
     } catch (err) {
       if (!isNotFound(err)) throw err;
-      await jsm.streams.add(kvStreamConfig(plan, replicas));
-      log.info({ bucket: plan.bucket, replicas, refuseRollups: plan.refuseRollups }, "created the missing bucket");
+      const config = kvStreamConfig(plan, replicas, limits);
+      await jsm.streams.add(config);
+      log.info(
+        { bucket: plan.bucket, replicas, refuseRollups: plan.refuseRollups, maxBytes: config.max_bytes, maxValueBytes: config.max_msg_size },
+        "created the missing bucket",
+      );
       return "created";
     }
+    const update: Partial<StreamConfig> = limitUpdates(plan, info.config, limits, log);
     if (plan.refuseRollups && info.config.allow_rollup_hdrs) {
-      await jsm.streams.update(name, { ...info.config, allow_rollup_hdrs: false });
+      update.allow_rollup_hdrs = false;
       log.warn(
         { bucket: plan.bucket },
         "the node bucket allowed roll-up headers (one publish could purge every node's keys); roll-ups are now refused on it",
       );
-      return "updated";
     }
-    return "exists";
+    if (Object.keys(update).length === 0) return "exists";
+    await jsm.streams.update(name, { ...info.config, ...update });
+    if (update.max_bytes !== undefined || update.max_msg_size !== undefined) {
+      log.info({ bucket: plan.bucket, maxBytes: update.max_bytes, maxValueBytes: update.max_msg_size }, "set the bucket's limits");
+    }
+    return "updated";
   } catch (err) {
+    if (/insufficient (storage )?resources/i.test(String((err as Error)?.message))) {
+      const want = limitsOf(plan, limits).max_bytes;
+      throw wrapError(
+        "BUCKET",
+        `cannot create or open the bucket ${plan.bucket}: its size limit (${want} bytes${plan.refuseRollups ? ", --bucket-max-bytes" : ""}) does not fit in what is left of JetStream's store on the server; give JetStream a larger store (max_file_store) or lower --bucket-max-bytes`,
+        err,
+      );
+    }
     throw wrapError("BUCKET", `cannot create or open the bucket ${plan.bucket}`, err);
   }
 }
@@ -67,8 +131,9 @@ export async function ensureBuckets(
   plans: readonly BucketPlan[],
   replicas: number,
   log: Logger,
+  limits: BucketLimits = DEFAULT_BUCKET_LIMITS,
 ): Promise<Record<string, BucketOutcome>> {
   const out: Record<string, BucketOutcome> = {};
-  for (const p of plans) out[p.bucket] = await ensureBucket(jsm, p, replicas, log);
+  for (const p of plans) out[p.bucket] = await ensureBucket(jsm, p, replicas, log, limits);
   return out;
 }

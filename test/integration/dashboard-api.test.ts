@@ -127,6 +127,8 @@ describe("the dashboard's data: overview, node list, node page, filtered events,
       collect: 2,
       outOfShape: { needs: 1, applied: 0, collect: 0 },
       outOfShapeWithoutNode: 0,
+      nodesFlooding: 0,
+      flooding: [],
     });
     assert.equal(o.buckets.needs.entries, 70);
     assert.equal(o.buckets.registry.entries, 13);
@@ -150,8 +152,12 @@ describe("the dashboard's data: overview, node list, node page, filtered events,
       problems: true,
       collect: 0,
       outOfShape: 0,
+      keys: 4,
+      bytes: p.rows[2].bytes,
+      flooding: false,
       last: p.rows[2].last,
     });
+    assert.ok(p.rows[2].bytes > 100, "the bytes of its entries as held");
     assert.equal(p.totals.nodes, 30);
     const m = await json(`${base}/api/nodes?match=NODE-2`);
     assert.deepEqual(m.rows.map((r: any) => r.node), Array.from({ length: 10 }, (_, i) => `node-2${i}`));

@@ -51,7 +51,7 @@ function recount(stores: Record<NodeBucket, ProjectionStore>, answered: Readonly
       else row(o.readable["node"]).oos++;
     }
   }
-  const out = new Map<string, Omit<NodeRow, "last">>();
+  const out = new Map<string, Omit<NodeRow, "last" | "keys" | "bytes" | "flooding">>();
   for (const [node, r] of [...rows].sort(([a], [b]) => (a < b ? -1 : 1))) {
     const notApplied = [...r.needMods].filter((m) => !r.applied.has(m)).length;
     out.set(node, {
@@ -69,7 +69,7 @@ function recount(stores: Record<NodeBucket, ProjectionStore>, answered: Readonly
   return { rows: out, withoutNode };
 }
 
-const strip = ({ last: _last, ...rest }: NodeRow): Omit<NodeRow, "last"> => rest;
+const strip = ({ last: _last, keys: _keys, bytes: _bytes, flooding: _flooding, ...rest }: NodeRow): Omit<NodeRow, "last" | "keys" | "bytes" | "flooding"> => rest;
 
 describe("the mesh overview", () => {
   test("counts a node's needs, unanswered needs, modules not applied, collect items and keys out of shape", () => {
@@ -151,6 +151,35 @@ describe("the mesh overview", () => {
     assert.equal(overview.page({ limit: 10_000 }).rows.length, Math.min(120, MAX_NODE_PAGE));
   });
 
+  test("a node past the flood limits is named once when it goes over and once when it is back under", () => {
+    const changes: { node: string; flooding: boolean; keys: number }[] = [];
+    const overview = new MeshOverview(() => true, () => 9_000, { limits: { keys: 5, bytes: 1 << 30 }, onChange: (c) => changes.push({ node: c.node, flooding: c.flooding, keys: c.keys }) });
+    const needs = new ProjectionStore(needsSpec, { observer: overview.observerFor("needs") });
+    let rev = 0;
+    for (let i = 0; i < 8; i++) needs.apply("PUT", `flood.m.config.k${i}`, ++rev, enc.encode("{}"));
+    needs.apply("PUT", "calm.m.config.k", ++rev, enc.encode("{}"));
+    assert.deepEqual(changes, [{ node: "flood", flooding: true, keys: 6 }]);
+    assert.equal(overview.row("flood")?.flooding, true);
+    assert.equal(overview.row("flood")?.problems, true);
+    assert.equal(overview.row("calm")?.flooding, false);
+    assert.deepEqual(overview.totals().flooding.map((f) => [f.node, f.keys]), [["flood", 8]]);
+    assert.equal(overview.totals().nodesFlooding, 1);
+    for (let i = 0; i < 4; i++) needs.apply("DEL", `flood.m.config.k${i}`, ++rev, new Uint8Array());
+    assert.deepEqual(changes.at(-1), { node: "flood", flooding: false, keys: 5 });
+    assert.equal(changes.length, 2);
+    assert.equal(overview.totals().nodesFlooding, 0);
+  });
+
+  test("a node past the byte limit floods too, counting what it holds after overwrites", () => {
+    const overview = new MeshOverview(() => true, Date.now, { limits: { keys: 1_000, bytes: 2_000 } });
+    const needs = new ProjectionStore(needsSpec, { observer: overview.observerFor("needs") });
+    needs.apply("PUT", "big.m.config.k", 1, enc.encode(JSON.stringify("x".repeat(3_000))));
+    assert.equal(overview.row("big")?.flooding, true);
+    needs.apply("PUT", "big.m.config.k", 2, enc.encode('"small"'));
+    assert.equal(overview.row("big")?.flooding, false, "the overwrite replaced the bytes, not added to them");
+    assert.ok((overview.row("big")?.bytes ?? 0) < 200);
+  });
+
   test("a rebuilt store swapped into a projection replaces its bucket's part of the counts", () => {
     const answered = new Set(["config"]);
     const overview = new MeshOverview((k) => answered.has(k));
@@ -205,6 +234,16 @@ describe("the mesh overview", () => {
         assert.equal(t.nodesWithProblems, [...want.rows.values()].filter((r) => r.problems).length);
         assert.equal(t.outOfShapeWithoutNode, want.withoutNode);
         for (const w of ["needs", "applied", "collect"] as const) assert.equal(t.outOfShape[w], stores[w].outOfShapeCount, w);
+        // Each node's keys (out-of-shape ones included) and the bytes of its entries as held.
+        for (const row of overview.page({ limit: MAX_NODE_PAGE }).rows) {
+          const w = want.rows.get(row.node)!;
+          assert.equal(row.keys, w.needs + w.applied + w.collect + w.outOfShape, row.node);
+          let bytes = 0;
+          for (const b of ["needs", "applied", "collect"] as const) {
+            for (const e of stores[b].allEntries()) if (e.fields["node"] === row.node) bytes += e.bytes;
+          }
+          assert.equal(row.bytes, bytes, row.node);
+        }
       }),
       { numRuns: 300 },
     );
