@@ -105,7 +105,7 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
   });
   const addr = server.address() as AddressInfo;
   const url = `http://${addr.family === "IPv6" ? `[${addr.address}]` : addr.address}:${addr.port}`;
-  log.info({ url, token: opts.token !== undefined }, "serving /healthz, /readyz, /metrics and the dashboard");
+  log.info({ url, tokenRequired: opts.token !== undefined }, "serving /healthz, /readyz, /metrics and the dashboard");
   return {
     url,
     async close() {
