@@ -20,6 +20,8 @@ export interface KindFigures {
   injected: number;
   skipped: number;
   recoveryMs: number[];
+  /** Faults after which not every instance was ready again before the run ended. */
+  neverRecovered: number;
 }
 
 export interface SlotFigures {
@@ -37,6 +39,8 @@ export interface Figures {
   readonly reads: { total: number; withMinRevision: number; byStatus: Record<string, number>; malformed: number; malformedByStatus: Record<string, number> };
   readonly takeovers: number;
   readonly takeoverMs: number[];
+  /** Per registry-drift fault: ms from the drift written to the registry equal to the table again (undefined: never). */
+  readonly driftRepairMs: (number | undefined)[];
   readonly slots: SlotFigures[];
   /** Per fault: ms from healed to every instance ready (undefined: never within the run). */
   readonly recovery: { fault: FaultRecord; healedAt: number; recoveryMs: number | undefined; slotReadyMs: number | undefined }[];
@@ -87,7 +91,7 @@ export function figures(h: FigureInput): Figures {
   const slots = [...new Set(h.processes.map((p) => p.slot))].sort();
   const from = h.meta.chaosStartedAt ?? 0;
   const to = h.meta.quietEndedAt ?? Math.max(from, ...h.availability.map((a) => a.at));
-  const byKind = Object.fromEntries(FAULT_KINDS.map((k) => [k, { planned: 0, injected: 0, skipped: 0, recoveryMs: [] as number[] }])) as Record<FaultKind, KindFigures>;
+  const byKind = Object.fromEntries(FAULT_KINDS.map((k) => [k, { planned: 0, injected: 0, skipped: 0, recoveryMs: [] as number[], neverRecovered: 0 }])) as Record<FaultKind, KindFigures>;
   for (const f of h.meta.plan) byKind[f.kind].planned++;
   const recovery: Figures["recovery"] = [];
   for (const f of h.faults) {
@@ -101,6 +105,7 @@ export function figures(h: FigureInput): Figures {
     const ready = allReadyAfter(h.availability, slots, healedAt);
     const recoveryMs = ready === undefined ? undefined : ready - healedAt;
     if (recoveryMs !== undefined) k.recoveryMs.push(recoveryMs);
+    else k.neverRecovered++;
     f.recoveredAt = ready;
     const slotReady = f.slot === undefined ? undefined : allReadyAfter(h.availability, [f.slot], healedAt);
     recovery.push({ fault: f, healedAt, recoveryMs, slotReadyMs: slotReady === undefined ? undefined : slotReady - healedAt });
@@ -129,6 +134,9 @@ export function figures(h: FigureInput): Figures {
     },
     takeovers: Math.max(0, holds.length - 1),
     takeoverMs,
+    driftRepairMs: h.faults
+      .filter((f) => f.kind === "registry-drift" && f.skipped === undefined)
+      .map((f) => (typeof f.detail?.["repairedMs"] === "number" ? f.detail["repairedMs"] : undefined)),
     slots: slots.map((slot) => ({
       slot,
       longestDownMs: longestStretch(h.availability, slot, from, to, (s) => s === "down"),

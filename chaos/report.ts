@@ -42,7 +42,8 @@ export function renderSummary(head: ReportHead, f: Figures, checks: readonly Che
       ["fault", "planned", "injected", "skipped", "recovery min / median / max"],
       FAULT_KINDS.map((k) => {
         const x = f.byKind[k];
-        return [k, String(x.planned), String(x.injected), String(x.skipped), spread(x.recoveryMs)];
+        const never = x.neverRecovered > 0 ? ` (${x.neverRecovered} not before the end)` : "";
+        return [k, String(x.planned), String(x.injected), String(x.skipped), spread(x.recoveryMs) + never];
       }),
     ),
   );
@@ -54,6 +55,7 @@ export function renderSummary(head: ReportHead, f: Figures, checks: readonly Che
   const r = f.reads;
   parts.push(`reads: ${r.total} asked (${r.withMinRevision} with minRevision): ${statuses(r.byStatus)}; malformed: ${r.malformed} sent: ${statuses(r.malformedByStatus)}`);
   parts.push(`takeovers: ${f.takeovers} changes of the seat's holder; after kill -9 of the holder, a standby held the seat in ${f.takeoverMs.map((m) => secs(m)).join(", ") || "-"}`);
+  parts.push(`registry drift: repaired by the holder in ${f.driftRepairMs.map((m) => secs(m)).join(", ") || "-"}`);
   parts.push(
     table(
       ["instance", "longest unable to answer", "longest not ready", "processes"],
