@@ -89,7 +89,7 @@ async function patiently<T>(what: string, step: () => Promise<T>, log: Logger): 
     } catch (err) {
       const timedOut = /timeout/i.test(String((err as Error)?.message ?? err));
       if (!timedOut || Date.now() >= until) throw err;
-      log.warn({ step: what, attempt }, "JetStream is slow to answer (a large stream's consumer is being created?); retrying");
+      log.warn({ step: what, attempt }, "JetStream is slow to answer (a large stream's consumer being created, or a leader election); retrying");
     }
   }
 }
@@ -113,9 +113,10 @@ async function openJetStream(nc: NatsConnection, inboxPrefix: string | undefined
 }
 
 export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOptions, log: Logger): Promise<Provisioner> {
-  const jsm = await openJetStream(nc, opts.inboxPrefix);
+  // During a leader election JetStream's API times out: retry, as for the later start-up steps.
+  const jsm = await patiently("reach JetStream", () => openJetStream(nc, opts.inboxPrefix), log);
   const js = jetstream(nc, opts.inboxPrefix ? { watcherPrefix: opts.inboxPrefix } : {});
-  await ensureBuckets(jsm, BUCKET_PLANS, opts.replicas, log, opts.bucketLimits);
+  await patiently("create or open the buckets", () => ensureBuckets(jsm, BUCKET_PLANS, opts.replicas, log, opts.bucketLimits), log);
 
   const table = opts.table ?? REGISTRY_TABLE;
   const desired = desiredRegistry(table);
