@@ -29,15 +29,19 @@ export class ViewState<W extends What = What> {
   /** A fresh snapshot is being taken: keep events until it is in. */
   beginSnapshot(): void {
     this.synced = false;
-    this.pending = [];
+    // Already holding events for a snapshot that failed or was refused: keep them, the next one sorts them out.
+    this.pending ??= [];
   }
 
   /**
    * The snapshot is in: `lowest` is the lowest revision any of its pages was
-   * answered at; `outOfShapeRevision` gives the revision to credit an
-   * out-of-shape key with (the verb does not answer theirs).
+   * answered at (an out-of-shape key is credited with it: the verb does not
+   * answer theirs). False, and nothing changed, when the snapshot is older
+   * than the view: take another.
    */
-  endSnapshot(snapshot: Answer, lowest: number): void {
+  endSnapshot(snapshot: Answer, lowest: number): boolean {
+    // A snapshot older than what the view already reflects would step it back: refuse it (take another).
+    if (snapshot.revision < this.revision) return false;
     const entries = new Map<string, AnyEntry>();
     const outOfShape = new Map<string, OutOfShape>();
     const seen = new Map<string, number>();
@@ -58,6 +62,7 @@ export class ViewState<W extends What = What> {
     this.pending = undefined;
     for (const ev of kept) if (ev.revision > lowest) this.applyNow(ev);
     this.synced = true;
+    return true;
   }
 
   /** Apply one event (it already belongs to what is watched). True when the view changed or was held for later. */
@@ -67,6 +72,11 @@ export class ViewState<W extends What = What> {
       return false;
     }
     return this.applyNow(event);
+  }
+
+  /** The highest revision of the bucket the view reflects. */
+  get atRevision(): number {
+    return this.revision;
   }
 
   get isSynced(): boolean {

@@ -7,13 +7,16 @@
  * whenever events may have been lost: after a reconnect, a slow consumer, or
  * when the seat's holder changes or nobody holds it (only the holder
  * publishes the feed), which it checks with `$SRV.STATS` every
- * `seatCheckMs`. A snapshot that fails (503 while the service syncs, no
- * answer) is tried again, the wait doubling up to 5 s.
+ * `seatCheckMs`. Each snapshot is asked with `minRevision` at the view's own
+ * revision or the furthest any instance applied, whichever is higher, so a
+ * fresh snapshot from an instance that is behind never replaces a newer view.
+ * A snapshot that fails (503 while the service syncs, 504, no answer) is
+ * tried again, the wait doubling up to 5 s.
  */
 import type { NatsConnection, Subscription } from "@nats-io/nats-core";
 import { Observable } from "rxjs";
 import type { What } from "../keys/mod.js";
-import { instances } from "../verb/instances.js";
+import { furthestApplied, instances } from "../verb/instances.js";
 import { covers, feedSubjects, filtersOf } from "./narrowing.js";
 import type { Answer, FeedEvent, ProvisionerRequest, View } from "./types.js";
 import { ViewState } from "./view-state.js";
@@ -52,9 +55,12 @@ export function watchView<W extends What>(
         emit();
       } else state.beginSnapshot();
       try {
-        const { answer, lowest } = await snapshot(asked as ProvisionerRequest<W>);
+        // Never step back: the snapshot must be at least as new as the view, and as what any instance applied
+        // (the queue group may hand the ask to one that is behind, and events it missed are not sent again).
+        const floor = Math.max(state.atRevision, await furthestApplied(nc, what).catch(() => 0));
+        const { answer, lowest } = await snapshot({ ...asked, ...(floor > 0 ? { minRevision: floor } : {}) } as ProvisionerRequest<W>);
         if (stopped || gen !== generation) return;
-        state.endSnapshot(answer, lowest);
+        if (!state.endSnapshot(answer, lowest)) throw new Error(`a snapshot at revision ${answer.revision} is older than the view`);
         emit();
       } catch (err) {
         if (stopped || gen !== generation) return;

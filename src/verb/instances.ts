@@ -31,3 +31,20 @@ export function describeSeat(list: readonly InstanceSeat[]): string {
   const who = h ? `${h.instance} (host ${h.host}, pid ${h.pid}, since ${h.since})` : "nobody";
   return `seat: held by ${who}; ${list.length} instance${list.length === 1 ? "" : "s"} answering, ${holders.length} holding`;
 }
+
+/**
+ * The furthest revision any running instance has applied of a bucket, as
+ * `$SRV.STATS` reports it (0 when none answers): a snapshot asked with it as
+ * `minRevision` holds every write some instance has seen, whichever instance
+ * of the queue group answers.
+ */
+export async function furthestApplied(nc: NatsConnection, what: string, maxWaitMs = 300): Promise<number> {
+  let furthest = 0;
+  const iter = await new Svcm(nc).client({ strategy: "timer", maxWait: maxWaitMs }).stats(SERVICE_NAME);
+  for await (const s of iter) {
+    const data = s.endpoints?.[0]?.data as { projections?: Record<string, { revision?: number }> } | undefined;
+    const r = data?.projections?.[what]?.revision;
+    if (typeof r === "number" && r > furthest) furthest = r;
+  }
+  return furthest;
+}

@@ -72,6 +72,15 @@ describe("a watch's view", () => {
     assert.equal(view.view().entries.size, 1);
   });
 
+  test("a fresh snapshot older than the view is refused, and the view stays as it was", () => {
+    const view = new ViewState();
+    view.endSnapshot({ what: "needs", revision: 10, entries: [entry(KEYS[0] as string, 1, 10)], outOfShape: [] }, 10);
+    view.beginSnapshot();
+    assert.equal(view.endSnapshot({ what: "needs", revision: 7, entries: [], outOfShape: [] }, 7), false);
+    assert.equal(view.view().entries.size, 1);
+    assert.equal(view.view().revision, 10);
+  });
+
   test("a key out of shape comes and goes with its events", () => {
     const view = new ViewState();
     view.endSnapshot({ what: "needs", revision: 3, entries: [], outOfShape: [{ key: "n1.web", reason: "needs keys have 4 tokens" }] }, 3);
