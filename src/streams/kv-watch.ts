@@ -117,21 +117,26 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         }
         const pending = (await consumer.info(true)).num_pending;
         let synced = false;
-        const markSynced = (upTo = lastSeq): void => {
+        // The revision a "synced" carries is one the projection has applied, never a later one it was only told of:
+        // the projection takes it as its revision and ignores anything at or below it from then on (a 15-minute chaos
+        // run, seed 20261201, saw a reply at revision 4666 without writes acked at 4621-4666: the consumer had said
+        // "nothing pending" from a lagging view of the stream, and the snapshot's end was taken from stream info).
+        const markSynced = (upTo: number): void => {
           if (synced || gen !== generation) return;
           synced = true;
           failures = 0;
           subscriber.next({ type: "synced", lastSeq: upTo });
         };
         caughtUp = markSynced;
-        if (pending === 0) markSynced();
+        // Nothing to deliver: the projection is at `from`, or, for a stream that holds no message at all, at its end.
+        if (pending === 0) markSynced(si.state.messages === 0 ? lastSeq : Math.min(lastSeq, from));
         step = "start consuming";
         const messages = await consumer.consume({
           callback: (m) => {
             if (gen !== generation) return;
             try {
               subscriber.next({ type: "entry", entry: toEntry(m) });
-              if (!synced && m.info.pending === 0) markSynced();
+              if (!synced && m.info.pending === 0) markSynced(m.seq);
             } catch (err) {
               // Never let an exception escape a subscription callback: it would stop the read loop.
               log.error({ err, bucket: opts.bucket, key: m.subject }, "a watch entry could not be applied; it is skipped");
