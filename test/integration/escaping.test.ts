@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { askOk, put } from "../helpers/verb-pages.js";
 import { encodeName } from "../../src/keys/mod.js";
+import { mulberry32 } from "../../chaos/rng.js";
 
 /** A random name of 1-12 code points from several scripts and planes (never a lone surrogate). */
 function randomName(rand: () => number): string {
@@ -23,20 +24,9 @@ function randomName(rand: () => number): string {
   return s;
 }
 
-/** mulberry32: a seeded generator, so a failure names a name that can be reproduced. */
-function seeded(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
-
+// A seeded generator (the chaos run's), so a failure names a name that can be reproduced.
 const SEED = Number(process.env["ESCAPING_SEED"] ?? Date.now() % 1_000_000);
-const RANDOM = randomName(seeded(SEED));
+const RANDOM = randomName(mulberry32(SEED));
 
 /** Collection name -> its escaped token as written by a node's client. */
 const NAMES: readonly (readonly [string, string])[] = [
