@@ -5,7 +5,7 @@
  * carry them: a node narrows the subscription to that node's keys, so a
  * node's client hears its own changes, not the mesh's.
  */
-import { parseKey, type What } from "../keys/mod.js";
+import { parseKey, readableContradicts, type What } from "../keys/mod.js";
 import { FEED_PREFIX } from "../feed/events.js";
 import type { FeedEvent } from "./types.js";
 
@@ -33,8 +33,7 @@ export function covers(what: What, filters: Filters, event: Pick<FeedEvent, "key
   }
   // A delete, or a key out of shape: judged by the key's readable tokens.
   const shape = parseKey(what, event.key, NO_KINDS);
-  const fields: Readonly<Partial<Record<string, string>>> = shape.ok ? shape.fields : shape.readable;
-  return names.every((f) => fields[f] === undefined || fields[f] === filters[f]);
+  return !readableContradicts(shape.ok ? shape.fields : shape.readable, Object.entries(filters));
 }
 
 /** The feed subjects that carry every event `covers` keeps. */

@@ -10,5 +10,6 @@ export {
   parseAppliedKey,
   parseCollectKey,
   parseRegistryKey,
+  readableContradicts,
 } from "./shapes.js";
 export type { What, Shape, NeedsFields, AppliedFields, CollectFields, RegistryFields } from "./shapes.js";

@@ -204,3 +204,16 @@ export function parseKey(what: What, key: string, knownKinds: ReadonlySet<string
       throw new ProvisionerError("BAD_REQUEST", `unknown bucket ${JSON.stringify(what satisfies never)}`);
   }
 }
+
+/**
+ * Whether a key's readable tokens contradict a narrowing: some filter names a
+ * field the key reads as another value. A key out of shape belongs to an
+ * answer (and a watch) when they do not.
+ */
+export function readableContradicts(readable: Readonly<Partial<Record<string, string>>>, filters: Iterable<readonly [string, string]>): boolean {
+  for (const [f, v] of filters) {
+    const seen = readable[f];
+    if (seen !== undefined && seen !== v) return true;
+  }
+  return false;
+}

@@ -13,6 +13,7 @@
 import { ANSWERED_FALSE, type ProjectionStore, type Projected, type OutOfShapeKey } from "../projections/store.js";
 import type { VerbRequest } from "./request.js";
 import { PageWriter } from "./page-writer.js";
+import { readableContradicts } from "../keys/mod.js";
 
 export interface AnswerContext {
   readonly store: ProjectionStore;
@@ -92,13 +93,6 @@ function tooLargeText(e: Projected): string {
   return JSON.stringify({ key: e.key, ...e.fields, revision: e.revision, valueTooLarge: true, valueBytes: valueBytes(e) });
 }
 
-function contradicts(o: OutOfShapeKey, filters: readonly (readonly [string, string])[]): boolean {
-  for (const [f, v] of filters) {
-    const seen = o.readable[f];
-    if (seen !== undefined && seen !== v) return true;
-  }
-  return false;
-}
 
 /**
  * Whether `,"next":<key>` fits in `room` bytes. A key in shape is ASCII
@@ -148,7 +142,7 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
   const peekOos = (): OutOfShapeKey | undefined => {
     if (o === null) {
       do o = oosScan.next();
-      while (o !== undefined && contradicts(o, filterList));
+      while (o !== undefined && readableContradicts(o.readable, filterList));
     }
     return o;
   };
