@@ -220,7 +220,7 @@ describe("the mesh overview", () => {
       ),
     );
     fc.assert(
-      fc.property(fc.array(fc.tuple(keys, fc.boolean()), { maxLength: 200 }), fc.subarray(["config", "port", "tracing"]), (ops, kinds) => {
+      fc.property(fc.array(fc.tuple(keys, fc.boolean()), { maxLength: 200, size: "medium" }), fc.subarray(["config", "port", "tracing"]), (ops, kinds) => {
         const answered = new Set(kinds);
         const { overview, stores, put, del } = mesh(answered);
         for (const [[w, key], isPut] of ops) (isPut ? put : del)(w, key);

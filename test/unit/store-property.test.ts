@@ -26,9 +26,10 @@ test("property: the store after any puts and deletes holds exactly the last valu
   let compacted = 0;
   fc.assert(
     fc.property(
-      fc.array(fc.tuple(fc.integer({ min: 0, max: 60 }), fc.option(values, { freq: 4 })), { minLength: 1, maxLength: 600 }),
+      fc.array(fc.tuple(fc.integer({ min: 0, max: 60 }), fc.option(values, { freq: 4 })), { minLength: 1, maxLength: 600, size: "large" }),
       (ops) => {
-        // 4 KiB segments: most runs fill and compact several.
+        // 4 KiB segments and hundreds of operations a run ("large": fast-check's
+        // default size draws ~6): most runs fill and compact several.
         const s = new ProjectionStore(needsSpec, { segmentBytes: 4096 });
         const model = new Map<string, { value: Uint8Array; revision: number }>();
         let rev = 0;
@@ -67,7 +68,7 @@ test("property: the store after any puts and deletes holds exactly the last valu
 
 test("property: collect entries keep their decoded collection name through updates, deletes and compaction", () => {
   fc.assert(
-    fc.property(fc.array(fc.tuple(fc.constantFrom("shell", "shell=3Azsh", "caf=C3=A9", "a=2Eb"), fc.integer({ min: 0, max: 5 }), fc.boolean()), { maxLength: 300 }), (ops) => {
+    fc.property(fc.array(fc.tuple(fc.constantFrom("shell", "shell=3Azsh", "caf=C3=A9", "a=2Eb"), fc.integer({ min: 0, max: 5 }), fc.boolean()), { maxLength: 300, size: "medium" }), (ops) => {
       const s = new ProjectionStore(collectSpec, { segmentBytes: 1024 });
       const model = new Map<string, number>();
       let rev = 0;
@@ -91,7 +92,7 @@ test("property: collect entries keep their decoded collection name through updat
 test("property: paging any store with any limit and reply size gives every entry once, in order, each as stored, with answered:false where its kind is unanswered", () => {
   fc.assert(
     fc.property(
-      fc.array(fc.tuple(fc.integer({ min: 0, max: 80 }), fc.constantFrom("config", "secret", "port"), fc.option(fc.integer({ min: 0, max: 400 }), { freq: 5 })), { minLength: 1, maxLength: 400 }),
+      fc.array(fc.tuple(fc.integer({ min: 0, max: 80 }), fc.constantFrom("config", "secret", "port"), fc.option(fc.integer({ min: 0, max: 400 }), { freq: 5 })), { minLength: 1, maxLength: 400, size: "medium" }),
       fc.subarray(["config", "secret", "port"]),
       fc.integer({ min: 1, max: 30 }),
       fc.integer({ min: 600, max: 8000 }),
