@@ -106,9 +106,11 @@ export interface SlotScan {
   readonly residual: readonly (readonly [string, string])[];
 }
 
+/** `next()`'s one-slot batch: scans are read synchronously, one at a time (a typed array per scan costs more than the scan). */
+const ONE = new Int32Array(1);
+
 /** A scan over [from, to) of an ordered set of slots. */
 class RangeScan implements SlotScan {
-  private readonly one = new Int32Array(1);
 
   constructor(
     private readonly set: OrderedSet<number> | undefined,
@@ -122,7 +124,7 @@ class RangeScan implements SlotScan {
   }
 
   next(): number {
-    return this.fill(this.one) === 1 ? (this.one[0] as number) : -1;
+    return this.fill(ONE) === 1 ? (ONE[0] as number) : -1;
   }
 }
 
@@ -284,6 +286,13 @@ export class ProjectionStore {
   /** The kinds the entries name (empty for buckets whose keys name none). */
   *kinds(): IterableIterator<string> {
     for (let id = 0; id < this.kindNames.length; id++) if ((this.kindCounts[id] as number) > 0) yield this.kindNames[id] as string;
+  }
+
+  /** The ids (as in `kindOfSlot`) of the kinds some entry names and `keep` keeps: no generator, no string array, per answer. */
+  kindIdsWhere(keep: (kind: string) => boolean): number[] {
+    const out: number[] = [];
+    for (let id = 0; id < this.kindNames.length; id++) if ((this.kindCounts[id] as number) > 0 && keep(this.kindNames[id] as string)) out.push(id);
+    return out;
   }
 
   /** The id of `kind` in `kindOfSlot` (-1: no entry names it). */

@@ -115,7 +115,7 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
   const limit = req.limit ?? Number.POSITIVE_INFINITY;
   const residual = scan.residual;
   const isAnswered = ctx.isAnswered;
-  const unanswered = isAnswered === undefined ? [] : [...store.kinds()].filter((k) => !isAnswered(k)).map((k) => store.kindId(k));
+  const unanswered = isAnswered === undefined ? [] : store.kindIdsWhere((k) => !isAnswered(k));
 
   const matches = (slot: number): boolean => {
     if (residual.length === 0) return true;

@@ -20,6 +20,39 @@ describe("PageWriter: a page's bytes written once", () => {
     );
   });
 
+  test("any mix of texts, bytes, copies of other buffers and truncations gives exactly the bytes written, in order", () => {
+    const source = Buffer.from("abcdefghijklmnopqrstuvwxyz0123456789".repeat(40));
+    const op = fc.oneof(
+      fc.record({ text: fc.string({ unit: "grapheme", maxLength: 3000 }) }),
+      fc.record({ byte: fc.integer({ min: 0x20, max: 0x7e }) }),
+      fc.record({ from: fc.nat(source.length), n: fc.nat(400) }),
+      fc.record({ back: fc.nat(50) }),
+    );
+    fc.assert(
+      fc.property(fc.array(op, { maxLength: 300, size: "medium" }), (ops) => {
+        const w = new PageWriter();
+        let model = Buffer.alloc(0);
+        for (const o of ops) {
+          if ("text" in o) w.write(o.text), (model = Buffer.concat([model, Buffer.from(o.text)]));
+          else if ("byte" in o) w.byte(o.byte), (model = Buffer.concat([model, Buffer.from([o.byte])]));
+          else if ("from" in o) {
+            const end = Math.min(source.length, o.from + o.n);
+            assert.equal(w.copy(source, o.from, end), end - o.from);
+            model = Buffer.concat([model, source.subarray(o.from, end)]);
+          } else {
+            const mark = Math.max(0, w.length - o.back);
+            w.truncate(mark);
+            model = model.subarray(0, mark);
+          }
+          assert.equal(w.length, model.length);
+        }
+        assert.deepEqual(w.finish("[", "]", Buffer.alloc), Buffer.concat([Buffer.from("["), model, Buffer.from("]")]));
+        assert.equal(w.finish("", "", Buffer.alloc).length, 0, "finish leaves the writer empty for the next page");
+      }),
+      { numRuns: 300 },
+    );
+  });
+
   test("truncate takes back what was written after a mark", () => {
     const w = new PageWriter();
     w.write("[1");
