@@ -14,6 +14,7 @@ import type { What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
 import { answeredBy, buildPage } from "./answer.js";
 import { AnswerArena, type Carved } from "./arena.js";
+import { Doorkeeper } from "./doorkeeper.js";
 import { parseRequest, requestKey, type VerbRequest } from "./request.js";
 import { PROTOCOL_VERSION } from "../protocol/version.js";
 
@@ -68,6 +69,8 @@ export class VerbService {
   private service: Service | undefined;
   /** Answers by request and revision: views into the arena, dropped once the arena has written over them. */
   private readonly cache = new LRUCache<string, Carved>({ max: ANSWER_CACHE_ENTRIES });
+  /** Lets an answer into the cache only on its request's second ask (see Doorkeeper). */
+  private readonly doorkeeper = new Doorkeeper(8 * ANSWER_CACHE_ENTRIES);
   private readonly arena: AnswerArena;
   /** Requests already validated, by their body: a repeated body skips validation and keying. */
   private readonly parsed = new LRUCache<string, { req: VerbRequest; key: string }>({ max: 4096 });
@@ -208,7 +211,7 @@ export class VerbService {
     });
     // An answer to a request with minRevision is all but unique (a node asking after its own write):
     // keeping it would only hold garbage long enough to reach the old generation.
-    if (carved !== undefined && req.minRevision === undefined) this.cache.set(key, carved);
+    if (carved !== undefined && req.minRevision === undefined && this.doorkeeper.seenBefore(key)) this.cache.set(key, carved);
     return page.bytes;
   }
 
