@@ -147,7 +147,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   const registryKv = await patiently("open the registry bucket", () => kvm.open(BUCKETS.registry), log);
   const reconciler = new Reconciler({
     registry: projections.registry,
-    writer: kvRegistryWriter(registryKv, js, BUCKETS.registry, seat.instance),
+    writer: kvRegistryWriter(js, BUCKETS.registry, seat.instance),
     desired,
     intervalMs: opts.registryIntervalMs,
     driftDelayMs: opts.driftDelayMs,

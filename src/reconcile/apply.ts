@@ -1,12 +1,23 @@
 /**
- * Running the registry's operations against the bucket (I/O). Every write is a
- * compare-and-set on the revision the projection saw, so a write made from a
- * stale view fails instead of overwriting a newer value; the reconcile that
- * follows the change sees the newer value and decides again.
+ * Running the registry's operations against the bucket (I/O). Writes are
+ * plain puts and deletes, fenced by the seat: `mayWrite` is asked before each
+ * one, and only the instance that holds the seat writes.
+ *
+ * Why not a compare-and-set on the revision the projection saw: on a
+ * clustered stream, nats-server 2.9 checks `Nats-Expected-Last-Subject-Sequence`
+ * before the write is replicated and again as each replica applies it. A
+ * compare-and-set racing another write of the same key (an operator's put, a
+ * second holder) can pass the first check and fail the second, and a replica
+ * that restarts around such a failure numbers every later write of the
+ * stream differently from the others (reproduced with leader kills; the
+ * chaos run found the registry follower one revision ahead of the bucket,
+ * docs/reliability.md). Plain writes have no such check. The reconcile is
+ * level-based, so a write made from a view that has since moved on is only
+ * ever the compiled table's value, and the next reconcile sees whatever came
+ * after it.
  */
 import { headers } from "@nats-io/nats-core";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import type { KV } from "@nats-io/kv";
 import type { Logger } from "../log.js";
 import { wrapError } from "../errors.js";
 import type { Operation } from "./diff.js";
@@ -14,9 +25,8 @@ import type { RegistryValue } from "./registry.js";
 
 /** The writes the reconciler makes, each returning the revision it wrote. */
 export interface RegistryWriter {
-  create(kind: string, value: RegistryValue): Promise<number>;
-  update(kind: string, value: RegistryValue, revision: number): Promise<number>;
-  delete(kind: string, revision: number): Promise<number>;
+  put(kind: string, value: RegistryValue): Promise<number>;
+  delete(kind: string): Promise<number>;
 }
 
 export interface ApplyReport {
@@ -34,33 +44,18 @@ const encode = (v: RegistryValue): Uint8Array => new TextEncoder().encode(JSON.s
 /** The header naming the instance that wrote a registry entry, so the stream shows who wrote what. */
 export const WRITER_HEADER = "Mesh-Provisioner-Instance";
 
-/**
- * Registry writes as JetStream publishes on the bucket's subjects, each with
- * the expected last revision of its key (compare-and-set) and the writer's
- * instance in a header.
- */
-export function kvRegistryWriter(kv: KV, js: JetStreamClient, bucket: string, instance: string): RegistryWriter {
-  const publish = async (kind: string, data: Uint8Array | undefined, expected: number, op?: "DEL"): Promise<number> => {
+/** Registry writes as JetStream publishes on the bucket's subjects, with the writer's instance in a header. */
+export function kvRegistryWriter(js: JetStreamClient, bucket: string, instance: string): RegistryWriter {
+  const publish = async (kind: string, data: Uint8Array | undefined, op?: "DEL"): Promise<number> => {
     const h = headers();
-    h.set("Nats-Expected-Last-Subject-Sequence", `${expected}`);
     h.set(WRITER_HEADER, instance);
     if (op) h.set("KV-Operation", op);
     const ack = await js.publish(`$KV.${bucket}.${kind}`, data, { headers: h });
     return ack.seq;
   };
   return {
-    async create(kind, value) {
-      try {
-        return await publish(kind, encode(value), 0);
-      } catch (err) {
-        // The key may hold a delete marker: create on top of that marker only.
-        const e = await kv.get(kind);
-        if (e === null || e.operation === "PUT") throw err;
-        return publish(kind, encode(value), e.revision);
-      }
-    },
-    update: (kind, value, revision) => publish(kind, encode(value), revision),
-    delete: (kind, revision) => publish(kind, undefined, revision, "DEL"),
+    put: (kind, value) => publish(kind, encode(value)),
+    delete: (kind) => publish(kind, undefined, "DEL"),
   };
 }
 
@@ -83,15 +78,15 @@ export async function applyOperations(
       let rev: number;
       switch (op.type) {
         case "create":
-          rev = await writer.create(op.kind, op.value);
+          rev = await writer.put(op.kind, op.value);
           report.created.push(op.kind);
           break;
         case "update":
-          rev = await writer.update(op.kind, op.value, op.revision);
+          rev = await writer.put(op.kind, op.value);
           report.updated.push(op.kind);
           break;
         case "delete":
-          rev = await writer.delete(op.kind, op.revision);
+          rev = await writer.delete(op.kind);
           report.deleted.push(op.kind);
           break;
       }

@@ -12,6 +12,7 @@ export interface Observed {
   readonly value: unknown;
 }
 
+/** `revision`: what the diff saw (tests, logs); the writes are not conditional on it (see apply.ts). */
 export type Operation =
   | { readonly type: "create"; readonly kind: string; readonly value: RegistryValue }
   | { readonly type: "update"; readonly kind: string; readonly value: RegistryValue; readonly revision: number }

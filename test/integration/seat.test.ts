@@ -54,8 +54,11 @@ interface Written {
   /** The WRITER_HEADER, undefined for the test's own writes. */
   readonly writer: string | undefined;
   readonly op: string;
+  /** Nats-Expected-Last-Subject-Sequence, which the service's registry writes never carry (see src/reconcile/apply.ts). */
+  readonly expected: string | undefined;
 }
 
+const EXPECTED_HEADER = "Nats-Expected-Last-Subject-Sequence";
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
 /** Wait on the clock itself, for the scenarios whose point is that time passes ("past the ttl"). */
@@ -135,6 +138,7 @@ class Harness {
           subject: m.subject,
           writer: m.headers?.get(WRITER_HEADER) || undefined,
           op: m.headers?.get("KV-Operation") || "PUT",
+          expected: m.headers?.get(EXPECTED_HEADER) || undefined,
         });
       }
     })().catch(() => undefined);
@@ -166,6 +170,7 @@ class Harness {
         subject: m.subject,
         writer: m.header?.get(WRITER_HEADER) || undefined,
         op: m.header?.get("KV-Operation") || "PUT",
+        expected: m.header?.get(EXPECTED_HEADER) || undefined,
       });
     }
     return [...all.values()].sort((a, b) => a.seq - b.seq);
@@ -223,6 +228,9 @@ function assertSingleWriter(ws: readonly Written[], expectedRuns?: readonly stri
   const detail = ws.map((w) => `${w.seq} ${w.subject.split(".").pop()} ${w.op} ${w.writer ?? "(test)"}`).join("\n");
   assert.equal(new Set(runs).size, runs.length, `an old writer wrote again after a new one: runs ${JSON.stringify(runs)}\n${detail}`);
   if (expectedRuns) assert.deepEqual(runs, expectedRuns, `writers in stream order\n${detail}`);
+  // Fenced by the seat, not by a compare-and-set that nats-server 2.9 can apply on one replica and refuse on another.
+  const conditional = ws.filter((w) => w.writer !== undefined && w.expected !== undefined);
+  assert.deepEqual(conditional.map((w) => w.seq), [], `registry writes made as compare-and-sets\n${detail}`);
 }
 
 /** Wait until a child logs its seat (its buckets exist, its projections start). */
