@@ -124,7 +124,7 @@ export async function burstPhase(o: BurstOptions): Promise<BurstResult> {
     o.log(
       `burst: ${summary.duringBurst} asks during it, longest ${summary.longestDuringBurstMs.toFixed(1)} ms, ${summary.notAnsweredWithin1s} not answered within 1 s;` +
         ` idle median ${summary.idleMedianMs.toFixed(2)} ms (${summary.idleAsksOverFactor} of ${summary.idleAsks} idle asks over 2x it);` +
-        ` back to idle ${summary.backToIdleMs.toFixed(0)} ms after the last ack (${summary.afterAsksOverFactor} of ${summary.latencyAfterMs.n} asks after it over 2x)` +
+        ` back to idle ${summary.backToIdleMs.toFixed(0)} ms after the last ack, every ask then within ${summary.idleBarMs.toFixed(2)} ms (${summary.afterAsksOverFactor} of ${summary.latencyAfterMs.n} asks after it over 2x the median)` +
         (gc ? `; the service ran ${gc.markCompact} mark-compacts (longest ${gc.longestMarkCompactMs} ms), ${gc.scavenge} scavenges (longest ${gc.longestScavengeMs} ms)` : ""),
     );
     return {
