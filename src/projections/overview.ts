@@ -12,6 +12,7 @@
  */
 import type { OutOfShapeKey } from "./store.js";
 import { DEFAULT_FLOOD_LIMITS, FloodWatch, type FloodChange, type FloodLimits, type Flooding } from "./flood.js";
+import { NameCounts } from "./name-counts.js";
 import type { ProjectionObserver } from "./projection.js";
 
 export type NodeBucket = "needs" | "applied" | "collect";
@@ -81,27 +82,32 @@ const MAX_INTERNED = 65_536;
 const BUCKET_IDS: Record<NodeBucket, number> = { needs: 0, applied: 1, collect: 2 };
 const BUCKET_NAMES: readonly NodeBucket[] = ["needs", "applied", "collect"];
 
+/** One node's counts. A few hundred bytes each: the overview holds one per node of the mesh. */
 class NodeCounts {
   needs = 0;
-  readonly needsByModule = new Map<string, number>();
-  readonly needsByKind = new Map<string, number>();
-  readonly appliedModules = new Set<string>();
+  readonly needsByModule = new NameCounts();
+  readonly needsByKind = new NameCounts();
+  /** The modules with an applied key (a count of 1 each). */
+  readonly appliedModules = new NameCounts();
   collect = 0;
-  /** Bytes of its entries as held, per bucket (BUCKET_IDS). */
-  readonly bytesBy = [0, 0, 0];
-  /** Keys out of shape, per bucket (BUCKET_IDS). */
-  readonly outOfShape = [0, 0, 0];
+  // Bytes of its entries as held, and keys out of shape, per bucket: fields, not arrays (no array per node).
+  needsBytes = 0;
+  appliedBytes = 0;
+  collectBytes = 0;
+  needsOutOfShape = 0;
+  appliedOutOfShape = 0;
+  collectOutOfShape = 0;
   // The last change, as three fields: a change allocates nothing (a first sync applies a million).
   lastBucket = -1;
   lastRevision = 0;
   lastAt = 0;
 
   get outOfShapeCount(): number {
-    return (this.outOfShape[0] as number) + (this.outOfShape[1] as number) + (this.outOfShape[2] as number);
+    return this.needsOutOfShape + this.appliedOutOfShape + this.collectOutOfShape;
   }
 
   get bytes(): number {
-    return (this.bytesBy[0] as number) + (this.bytesBy[1] as number) + (this.bytesBy[2] as number);
+    return this.needsBytes + this.appliedBytes + this.collectBytes;
   }
 
   get keys(): number {
@@ -115,6 +121,37 @@ class NodeCounts {
   get last(): NodeRow["last"] {
     if (this.lastBucket < 0) return null;
     return { what: BUCKET_NAMES[this.lastBucket] as NodeBucket, revision: this.lastRevision, at: this.lastAt === 0 ? null : this.lastAt };
+  }
+
+  addBytes(what: NodeBucket, by: number): void {
+    if (what === "needs") this.needsBytes += by;
+    else if (what === "applied") this.appliedBytes += by;
+    else this.collectBytes += by;
+  }
+
+  addOutOfShape(what: NodeBucket, by: number): void {
+    if (what === "needs") this.needsOutOfShape += by;
+    else if (what === "applied") this.appliedOutOfShape += by;
+    else this.collectOutOfShape += by;
+  }
+
+  /** Forget one bucket's part. */
+  clear(what: NodeBucket): void {
+    if (what === "needs") {
+      this.needs = 0;
+      this.needsByModule.clear();
+      this.needsByKind.clear();
+      this.needsBytes = 0;
+      this.needsOutOfShape = 0;
+    } else if (what === "applied") {
+      this.appliedModules.clear();
+      this.appliedBytes = 0;
+      this.appliedOutOfShape = 0;
+    } else {
+      this.collect = 0;
+      this.collectBytes = 0;
+      this.collectOutOfShape = 0;
+    }
   }
 }
 
@@ -175,14 +212,7 @@ export class MeshOverview {
   /** Forget one bucket's part (its store is about to be replayed whole, after a rebuild). */
   clear(what: NodeBucket): void {
     for (const [name, n] of this.nodes) {
-      if (what === "needs") {
-        n.needs = 0;
-        n.needsByModule.clear();
-        n.needsByKind.clear();
-      } else if (what === "applied") n.appliedModules.clear();
-      else n.collect = 0;
-      n.outOfShape[BUCKET_IDS[what]] = 0;
-      n.bytesBy[BUCKET_IDS[what]] = 0;
+      n.clear(what);
       this.floods.update(name, n.keys, n.bytes, n.lastAt);
       this.dropIfEmpty(name, n);
     }
@@ -259,11 +289,17 @@ export class MeshOverview {
 
   private counts(n: NodeCounts): { modules: number; needs: number; unanswered: number; notApplied: number; applied: number; problems: boolean } {
     let unanswered = 0;
-    for (const [kind, c] of n.needsByKind) if (!this.isAnswered(kind)) unanswered += c;
+    n.needsByKind.forEach((kind, c) => {
+      if (!this.isAnswered(kind)) unanswered += c;
+    });
     let notApplied = 0;
-    for (const m of n.needsByModule.keys()) if (!n.appliedModules.has(m)) notApplied++;
+    n.needsByModule.forEach((m) => {
+      if (!n.appliedModules.has(m)) notApplied++;
+    });
     let modules = n.needsByModule.size;
-    for (const m of n.appliedModules) if (!n.needsByModule.has(m)) modules++;
+    n.appliedModules.forEach((m) => {
+      if (!n.needsByModule.has(m)) modules++;
+    });
     return {
       modules,
       needs: n.needs,
@@ -279,19 +315,18 @@ export class MeshOverview {
     if (name === undefined) return;
     const n = delta >= 0 ? this.nodeFor(name) : this.nodes.get(name);
     if (n === undefined) return;
-    const b = BUCKET_IDS[what];
-    n.bytesBy[b] = (n.bytesBy[b] as number) + bytes;
+    n.addBytes(what, bytes);
     if (delta !== 0) {
       const module = this.intern(fields["module"] as string);
       if (what === "needs") {
         const kind = this.intern(fields["kind"] as string);
         n.needs += delta;
-        bump(n.needsByModule, module, delta);
-        bump(n.needsByKind, kind, delta);
+        n.needsByModule.add(module, delta);
+        n.needsByKind.add(kind, delta);
         bump(this.kindTotals, kind, delta);
       } else if (what === "applied") {
-        if (delta > 0) n.appliedModules.add(module);
-        else n.appliedModules.delete(module);
+        // One applied key per module (<node>.<module>): a count of 1 while it is there, as a set.
+        n.appliedModules.add(module, (delta > 0 ? 1 : 0) - n.appliedModules.get(module));
       } else n.collect += delta;
     }
     this.touched(name, n, what, revision);
@@ -308,8 +343,7 @@ export class MeshOverview {
     }
     const n = delta >= 0 ? this.nodeFor(name) : this.nodes.get(name);
     if (n === undefined) return;
-    const i = BUCKET_IDS[what];
-    n.outOfShape[i] = (n.outOfShape[i] as number) + delta;
+    n.addOutOfShape(what, delta);
     this.touched(name, n, what, revision);
   }
 
