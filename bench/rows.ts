@@ -72,7 +72,7 @@ function burstTargetRows(b: BurstResult): Row[] {
       check: { kind: "atMost", limit: 0, of: "service" },
     }),
     row({
-      metric: `${label}: back to idle after the last put's ack (every ask <= ${s.idleBarMs.toFixed(2)} ms: 2x idle p50, or idle p95 if slower)`,
+      metric: `${label}: back to idle after the last put's ack (every ask within the idle bar: 2x idle p50, or idle p95 if slower)`,
       unit: "ms",
       service: s.backToIdleMs,
       target: "<= 1000 ms",
