@@ -108,6 +108,42 @@ describe("OrderedSet", () => {
     );
   });
 
+  test("keys that come node by node (a snapshot, a rollout) fill the leaves to over three quarters, not half, and stay in order", () => {
+    const s = new OrderedSet(STRING_ORDER);
+    const keys: string[] = [];
+    // As the bench loads them: node after node (n0, n1, … n1999: not code-unit order), each node's keys across its modules.
+    for (let n = 0; n < 2000; n++) for (let k = 0; k < 100; k++) keys.push(`n${n}.m${k % 10}.config.k${k}`);
+    for (const k of keys) s.insert(k, k);
+    assert.deepEqual(s.keys(), [...keys].sort());
+    const leaves = (s as unknown as { leaves: unknown[][] }).leaves;
+    const fill = keys.length / (leaves.length * LEAF);
+    assert.ok(fill > 0.75, `leaves ${(fill * 100).toFixed(0)} % full on average`);
+    assert.ok(leaves.every((l) => l.length >= 1 && l.length <= LEAF));
+  });
+
+  test("property: inserts in runs at random places (clusters) keep every key in order, every seek right, every leaf within bounds", () => {
+    fc.assert(
+      fc.property(fc.array(fc.tuple(fc.integer({ min: 0, max: 99 }), fc.integer({ min: 1, max: 400 })), { minLength: 1, maxLength: 30 }), (runs) => {
+        const s = new OrderedSet(STRING_ORDER);
+        const model = new Set<string>();
+        for (const [prefix, length] of runs) {
+          for (let i = 0; i < length; i++) {
+            const k = `p${String(prefix).padStart(2, "0")}.${String(i).padStart(4, "0")}`;
+            if (!model.has(k)) model.add(k), s.insert(k, k);
+          }
+        }
+        const sorted = [...model].sort();
+        assert.deepEqual(s.keys(), sorted);
+        for (const probe of ["p00.0000", "p50.0200", "p99.9999", sorted[sorted.length >> 1] as string]) {
+          assert.deepEqual(from(s, probe, true), sorted.filter((k) => k >= probe));
+        }
+        const leaves = (s as unknown as { leaves: unknown[][] }).leaves;
+        assert.ok(leaves.every((l) => l.length >= 1 && l.length <= LEAF));
+      }),
+      { numRuns: 200 },
+    );
+  });
+
   test("property: any sequence of inserts and removes matches a sorted array, and every seek agrees", () => {
     const key = fc.string({ unit: fc.constantFrom("a", "b", "c", ".", "z", "0"), maxLength: 5 });
     fc.assert(
