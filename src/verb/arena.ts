@@ -20,8 +20,22 @@
  *
  * A reply taken at stream position `at` stays intact while `intact(at)`: the
  * answer cache keeps such views and drops them once the ring has moved past.
+ *
+ * A cached reply sent again must also outlive the send: it waits in the
+ * client's outbound buffer (uncopied) until the client writes, which it does
+ * once the burst of work ends or the buffer holds `PENDING_LIMIT_BYTES`
+ * (src/connect.ts), so at most that much plus one reply (max_payload) more
+ * can be carved before it is copied. `fresh(at)` says a reply has at least
+ * FRESH_MARGIN of the ring left before it is written over; one that is intact
+ * but not fresh is copied forward (`again`) instead of being sent from where
+ * it is. (Sending it from where it is let a cached answer, carved almost a
+ * ring earlier, be written over by the answers built in the same burst before
+ * the client copied it: the load test got replies that were not JSON.)
  */
 export const DEFAULT_ARENA_BYTES = 16 * 1024 * 1024;
+
+/** What may be carved between handing a reply out and the client copying it, with room to spare: a quarter of the ring. */
+export const freshMargin = (size: number): number => size >>> 2;
 
 export interface Carved {
   readonly bytes: Buffer;
@@ -57,5 +71,17 @@ export class AnswerArena {
   /** Whether the reply carved at `at` has not been written over yet. */
   intact(at: number | undefined): boolean {
     return at === undefined || this.written <= at + this.size;
+  }
+
+  /** Whether the reply carved at `at` will stay intact for at least a quarter of the ring more: safe to send again. */
+  fresh(at: number | undefined): boolean {
+    return at === undefined || this.written + freshMargin(this.size) <= at + this.size;
+  }
+
+  /** A copy of an intact reply in a new place at the ring's head (for a reply that is intact but not fresh). */
+  again(reply: Carved): Carved {
+    const copy = this.take(reply.bytes.length);
+    reply.bytes.copy(copy.bytes);
+    return copy;
   }
 }

@@ -196,9 +196,16 @@ export class VerbService {
     const key = `${requestText}@${projection.revision}${req.what === "needs" ? `/${registry.revision}` : ""}`;
     const hit = this.cache.get(key);
     if (hit !== undefined) {
-      if (this.arena.intact(hit.at)) {
+      if (this.arena.fresh(hit.at)) {
         this.counters.cacheHits++;
         return hit.bytes;
+      }
+      if (this.arena.intact(hit.at)) {
+        // Old enough that the answers built before the client copies it could reach it: send a copy from the head.
+        const moved = this.arena.again(hit);
+        this.cache.set(key, moved);
+        this.counters.cacheHits++;
+        return moved.bytes;
       }
       this.cache.delete(key);
     }

@@ -37,6 +37,48 @@ describe("AnswerArena: replies carved from one ring", () => {
     assert.equal(arena.intact(first.at), false);
   });
 
+  test("a reply is fresh (safe to send again) only while a quarter of the ring is left before it is written over", () => {
+    const arena = new AnswerArena(1000);
+    const first = arena.take(100);
+    arena.take(100);
+    for (let i = 0; i < 5; i++) arena.take(100);
+    // 700 carved: 300 left before `first` is reached, more than a quarter (250).
+    assert.ok(arena.fresh(first.at));
+    arena.take(100);
+    // 800 carved: 200 left: intact, not fresh.
+    assert.ok(arena.intact(first.at));
+    assert.equal(arena.fresh(first.at), false);
+  });
+
+  test("property: a reply sent again from a fresh place survives what may be carved before the client copies it", () => {
+    // Whatever the sizes, a reply handed out (fresh, or copied forward with again) keeps its bytes
+    // while up to a quarter of the ring more is carved and written.
+    fc.assert(
+      fc.property(fc.array(fc.integer({ min: 1, max: 100 }), { minLength: 1, maxLength: 300 }), fc.integer({ min: 0, max: 40 }), (sizes, pick) => {
+        const arena = new AnswerArena(1000);
+        const cached = arena.take(60);
+        cached.bytes.fill(7);
+        let n = 0;
+        for (const size of sizes) {
+          if (n++ === pick) break;
+          arena.take(size).bytes.fill(1);
+        }
+        if (!arena.intact(cached.at)) return;
+        const sent = arena.fresh(cached.at) ? cached : arena.again(cached);
+        assert.ok(sent.bytes.every((b) => b === 7), "the reply handed out holds the cached bytes");
+        // Carve up to a quarter of the ring (what a burst may build before the client copies), writing each.
+        let carved = 0;
+        for (const size of sizes) {
+          if (carved + size > 250) break;
+          arena.take(size).bytes.fill(2);
+          carved += size;
+        }
+        assert.ok(sent.bytes.every((b) => b === 7), "the reply handed out was written over before the client could copy it");
+      }),
+      { numRuns: 500 },
+    );
+  });
+
   test("a reply larger than an eighth of the ring gets its own buffer, always intact", () => {
     const arena = new AnswerArena(800);
     const big = arena.take(101);
