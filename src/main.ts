@@ -139,7 +139,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   for (const what of WHATS) {
     const p = new Projection(specFor(what, knownKinds), log, what === "registry" ? undefined : overview.observerFor(what));
     projections[what] = p;
-    subs.push(p.connect(watchBucket({ nc, log, inboxPrefix: opts.inboxPrefix }, { bucket: BUCKETS[what], fromRevision: () => p.revision })));
+    subs.push(p.connect(watchBucket({ nc, log, inboxPrefix: opts.inboxPrefix }, { bucket: BUCKETS[what], fromRevision: () => p.received })));
   }
 
   const kvm = new Kvm(js);

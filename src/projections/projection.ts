@@ -6,7 +6,7 @@
  */
 import { BehaviorSubject, Subject, filter, firstValueFrom, timeout, type Observable, type Subscription } from "rxjs";
 import type { Logger } from "../log.js";
-import type { WatchEvent } from "../streams/kv-watch.js";
+import type { RawEntry, WatchEvent } from "../streams/kv-watch.js";
 import type { BucketSpec } from "./spec.js";
 import { ProjectionStore, type Change, type StoreObserver } from "./store.js";
 
@@ -30,6 +30,17 @@ export class Projection {
   store: ProjectionStore;
   /** A store being rebuilt from a fresh snapshot, swapped in at its sync. */
   private rebuilding: ProjectionStore | undefined;
+  /**
+   * The entries a resumed watch delivers before it has caught up, applied all
+   * at once when it has. A bucket keeps one message per key, so a consumer
+   * resumed from revision R delivers R+1… without the writes that later
+   * writes replaced: applied one by one, they would show states the bucket
+   * never had (a key at its old value at a revision past its newer write), and
+   * a reader waiting for that revision would be answered from one (the
+   * chaos run's check 4, docs/reliability.md). Held, the store stays at R, a
+   * state the bucket had, until it jumps to the stream's end.
+   */
+  private catchUp: RawEntry[] | undefined;
   /** True while the projection is caught up with its bucket (false before the first sync and while resuming). */
   readonly synced$ = new BehaviorSubject<boolean>(false);
   readonly revision$ = new BehaviorSubject<number>(0);
@@ -55,6 +66,12 @@ export class Projection {
 
   get revision(): number {
     return this.store.revision;
+  }
+
+  /** The last revision the watch delivered, held entries included: where a resume goes on from, and how far the watch has got (its stall check). */
+  get received(): number {
+    const held = this.catchUp;
+    return held !== undefined && held.length > 0 ? Math.max(this.store.revision, (held[held.length - 1] as RawEntry).revision) : this.store.revision;
   }
 
   get isSynced(): boolean {
@@ -111,20 +128,18 @@ export class Projection {
           this.rebuilding.apply(operation, key, revision, value);
           return;
         }
-        const change = this.store.apply(operation, key, revision, value);
-        if (change === null) return;
-        if (change.newlyOutOfShape && change.outOfShape) {
-          this.log.warn(
-            { key, revision, reason: change.outOfShape.reason },
-            "a key is out of its bucket's shape: it is listed in the verb's outOfShape answers; fix or delete the key",
-          );
+        if (this.catchUp !== undefined) {
+          this.catchUp.push(ev.entry);
+          return;
         }
-        if (this.everSynced) this.changes$.next(change);
-        this.revision$.next(this.store.revision);
+        this.applyEntry(ev.entry);
         return;
       }
       case "synced": {
         if (this.rebuilding) this.swapInRebuilt(ev.lastSeq);
+        const held = this.catchUp;
+        this.catchUp = undefined;
+        if (held !== undefined) for (const e of held) this.applyEntry(e);
         this.store.markSynced(ev.lastSeq);
         if (!this.everSynced) {
           this.everSynced = true;
@@ -142,6 +157,10 @@ export class Projection {
       case "resuming":
         this.log.info({ reason: ev.reason, fromRevision: ev.fromRevision }, "resuming the bucket's watch");
         this.rebuilding = undefined;
+        // Before the first sync nothing is answered: entries are applied as they come. After it, held (see catchUp).
+        // A resume while holding keeps what it holds and goes on after it (the watch resumes from `received`): dropping
+        // it made every resume start over, and a catch-up slower than the stall check never finished (a CI chaos run).
+        if (this.everSynced) this.catchUp ??= [];
         this.synced$.next(false);
         return;
       case "rebuilding":
@@ -150,8 +169,24 @@ export class Projection {
           "the history needed to resume is gone from the stream: rebuilding the projection from a fresh snapshot",
         );
         this.rebuilding = new ProjectionStore(this.store.spec);
+        // The fresh snapshot holds every key's last write: what was held is in it.
+        this.catchUp = undefined;
         return;
     }
+  }
+
+  private applyEntry(entry: RawEntry): void {
+    const { operation, key, revision, value } = entry;
+    const change = this.store.apply(operation, key, revision, value);
+    if (change === null) return;
+    if (change.newlyOutOfShape && change.outOfShape) {
+      this.log.warn(
+        { key, revision, reason: change.outOfShape.reason },
+        "a key is out of its bucket's shape: it is listed in the verb's outOfShape answers; fix or delete the key",
+      );
+    }
+    if (this.everSynced) this.changes$.next(change);
+    this.revision$.next(this.store.revision);
   }
 
   /** Swap the rebuilt store in, publishing what differs from the old one as changes. */
