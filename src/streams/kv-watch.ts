@@ -54,10 +54,8 @@ export interface WatchDeps {
 
 export interface WatchOptions {
   readonly bucket: string;
-  /** The last revision applied by the consumer of this stream (0 for none): resume after it. */
+  /** The last revision the consumer of this stream delivered (0 for none): resume after it; the stall check measures progress by it. */
   readonly fromRevision: () => number;
-  /** How far the watch has delivered, for the stall check (default: `fromRevision`): a projection that holds a resume's entries until it has caught up has received more than it applied. */
-  readonly received?: () => number;
   /** Wait before re-creating a consumer that failed fast (doubles up to MAX_RETRY_MS). */
   readonly retryMs?: number;
   /** How often to compare the stream's last sequence with what was applied (0 turns the check off). */
@@ -199,7 +197,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         );
       checking = false;
       if (lastSeq === undefined) return;
-      const applied = (opts.received ?? opts.fromRevision)();
+      const applied = opts.fromRevision();
       if (lastSeq <= applied) {
         behind = undefined;
         // Under a steady stream of writes no message may ever arrive with nothing pending behind it: the projection
