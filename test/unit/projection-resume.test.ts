@@ -34,7 +34,8 @@ test("a resumed watch's entries are held until it has caught up, so the projecti
   assert.equal(valueOf(p, "n3.db.config.a"), "a2");
 });
 
-test("a second resume while holding keeps what it holds and goes on after it, so a slow catch-up still finishes", () => {
+/** A projection synced at 5 whose watch resumed and delivered a write of 7 it now holds. */
+function holdingAfterResume(): { watch: Subject<WatchEvent>; p: Projection } {
   const watch = new Subject<WatchEvent>();
   const p = new Projection(needsSpec, memoryLogger("error").log);
   p.connect(watch);
@@ -42,6 +43,11 @@ test("a second resume while holding keeps what it holds and goes on after it, so
   watch.next({ type: "synced", lastSeq: 5 });
   watch.next({ type: "resuming", reason: "cut", fromRevision: 5 });
   watch.next(put("n1.web.config.a", 7, "y"));
+  return { watch, p };
+}
+
+test("a second resume while holding keeps what it holds and goes on after it, so a slow catch-up still finishes", () => {
+  const { watch, p } = holdingAfterResume();
   watch.next({ type: "resuming", reason: "the watch stalled", fromRevision: 7 });
   assert.equal(p.received, 7, "the next consumer starts after what is held");
   assert.equal(p.revision, 5);
@@ -53,13 +59,7 @@ test("a second resume while holding keeps what it holds and goes on after it, so
 });
 
 test("a rebuild from a fresh snapshot drops what was held: the snapshot has every key's last write", () => {
-  const watch = new Subject<WatchEvent>();
-  const p = new Projection(needsSpec, memoryLogger("error").log);
-  p.connect(watch);
-  watch.next(put("n1.web.config.a", 5, "x"));
-  watch.next({ type: "synced", lastSeq: 5 });
-  watch.next({ type: "resuming", reason: "cut", fromRevision: 5 });
-  watch.next(put("n1.web.config.a", 7, "y"));
+  const { watch, p } = holdingAfterResume();
   watch.next({ type: "rebuilding", fromRevision: 7, firstSeq: 20 });
   watch.next(put("n1.web.config.a", 21, "w"));
   watch.next({ type: "synced", lastSeq: 21 });
