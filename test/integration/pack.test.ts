@@ -39,8 +39,8 @@ describe("npm pack gives a package that installs and works in an empty folder", 
     if (work) rmSync(work, { recursive: true, force: true });
   });
 
-  test("the tarball holds the compiled code, its types, the command, the schemas and the docs, and no tests or bench", () => {
-    for (const f of ["bin/mesh-provisioner", "dist/src/cli/index.js", "dist/src/client/index.js", "dist/src/client/index.d.ts", "schemas/request.schema.json", "docs/protocol.md", "README.md", "package.json"]) {
+  test("the tarball holds the compiled code, its types, the command and its bundle, the schemas and the docs, and no tests or bench", () => {
+    for (const f of ["bin/mesh-provisioner", "dist/bundle/index.js", "dist/src/cli/index.js", "dist/src/client/index.js", "dist/src/client/index.d.ts", "schemas/request.schema.json", "docs/protocol.md", "README.md", "package.json"]) {
       assert.ok(files.includes(f), `${f} is in the package`);
     }
     assert.deepEqual(files.filter((f) => /(^|\/)(test|bench)\//.test(f) || f.startsWith("src/")), [], "no tests, bench or TypeScript sources");
