@@ -8,6 +8,7 @@ import { KNOWN_KINDS } from "../reconcile/registry.js";
 import type { Shape } from "../keys/mod.js";
 import { ProvisionerError } from "../errors.js";
 import { encodeName } from "../keys/hex.js";
+import { StringHead, TokenHead } from "./entry-head.js";
 import { entryHead, utf8, type BucketSpec, type Decoded, type KeyRange, type Rejected } from "./spec.js";
 
 export const BUCKETS: Readonly<Record<What, string>> = Object.freeze({
@@ -57,9 +58,7 @@ export const needsSpec: BucketSpec = {
     const s = parseNeedsKey(key);
     return s.ok ? { ok: true, fields: s.fields } : s;
   },
-  head(key, f) {
-    return entryHead(key, [["node", f["node"] as string], ["module", f["module"] as string], ["kind", f["kind"] as string], ["name", f["name"] as string]]);
-  },
+  head: new TokenHead(["node", "module", "kind", "name"]),
   // node, then module: the key's first two of four tokens.
   range: (filters) => leadingRange(["node", "module", "kind", "name"], filters),
 };
@@ -74,9 +73,7 @@ export const appliedSpec: BucketSpec = {
     const s = parseAppliedKey(key);
     return s.ok ? { ok: true, fields: s.fields } : s;
   },
-  head(key, f) {
-    return entryHead(key, [["node", f["node"] as string], ["module", f["module"] as string]]);
-  },
+  head: new TokenHead(["node", "module"]),
   range: (filters) => leadingRange(["node", "module"], filters),
 };
 
@@ -90,9 +87,10 @@ export const collectSpec: BucketSpec = {
     const s = parseCollectKey(key);
     return s.ok ? { ok: true, fields: s.fields } : s;
   },
-  head(key, f) {
-    return entryHead(key, [["node", f["node"] as string], ["collection", f["collection"] as string], ["contributor", f["contributor"] as string]], "collection");
-  },
+  // The collection's name is decoded from its =hex token and written as a JSON string.
+  head: new StringHead((key, f) =>
+    entryHead(key, [["node", f["node"] as string], ["collection", f["collection"] as string], ["contributor", f["contributor"] as string]], "collection"),
+  ),
   // A collection is narrowed by its name and written in the key =hex escaped.
   range: (filters) => leadingRange(["node", "collection", "contributor"], filters, (f, v) => (f === "collection" ? encodeName(v) : v)),
 };

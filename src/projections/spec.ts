@@ -3,6 +3,7 @@
  * value (pure), which request fields narrow it, and which indexes serve them.
  */
 import type { What } from "../keys/mod.js";
+import type { EntryHead } from "./entry-head.js";
 
 export interface Decoded {
   readonly ok: true;
@@ -53,8 +54,8 @@ export interface BucketSpec {
   fieldsOf(key: string): Readonly<Record<string, string>>;
   /** The kind of a key already known to be in shape, where the bucket's keys name one (needs): read without building the fields. */
   kindOf?(key: string): string;
-  /** The entry's JSON up to its value: `{"key":"<key>",<fields>,"value":` (the key first, unescaped: keys in shape are ASCII tokens). */
-  head?(key: string, fields: Readonly<Record<string, string>>): string;
+  /** Writes the entry's JSON up to its value: `{"key":"<key>",<fields>,"value":` (the key first, unescaped: keys in shape are ASCII tokens). */
+  readonly head?: EntryHead;
   /** The part of the key order a narrowing covers (undefined: no leading token is narrowed). */
   range?(filters: Readonly<Record<string, string>>): KeyRange | undefined;
 }

@@ -13,7 +13,7 @@
  * feed, the reconciler, the dump), never kept by the store.
  */
 import { ProvisionerError } from "../errors.js";
-import { readAscii, readUtf8, writeAscii, writeUtf8 } from "./bytes.js";
+import { copySmall, readAscii, readUtf8, wholeDigits, writeAscii, writeUtf8, writeWhole } from "./bytes.js";
 import { hashKey, KeyTable } from "./key-table.js";
 import { isJsonUtf8 } from "./json-bytes.js";
 import { OrderedSet, STRING_ORDER, type Cursor, type Order } from "./ordered.js";
@@ -108,6 +108,9 @@ export interface SlotScan {
 
 /** `next()`'s one-slot batch: scans are read synchronously, one at a time (a typed array per scan costs more than the scan). */
 const ONE = new Int32Array(1);
+
+/** What follows an entry's value in its JSON: its revision, then the end of the object. */
+const REVISION_OPEN = Buffer.from(',"revision":', "latin1");
 
 /** A scan over [from, to) of an ordered set of slots. */
 class RangeScan implements SlotScan {
@@ -239,6 +242,12 @@ export class ProjectionStore {
 
   get size(): number {
     return this.table.size;
+  }
+
+  /** `n` more entries are on their way (a snapshot's size): take room for them now rather than grow step by step. */
+  expect(n: number): void {
+    this.slots.reserve(n);
+    this.table.reserve(n);
   }
 
   get outOfShapeCount(): number {
@@ -493,23 +502,23 @@ export class ProjectionStore {
       s.jsonLen[slot] = jsonLen;
       return;
     }
-    const head = this.spec.head(key, d.fields);
-    const tail = `,"revision":${revision}}`;
+    const head = this.spec.head;
     // The slow path (a value that is not JSON, or not UTF-8) decodes it as the answers always did.
     const raw = isJsonUtf8(value);
     const fragment = raw ? undefined : valueFragment(utf8.decode(value));
-    const headLen = Buffer.byteLength(head);
     const valueLen = raw ? value.length : Buffer.byteLength(fragment as string);
-    const jsonLen = headLen + valueLen + tail.length;
+    const jsonLen = head.bytes(key, d.fields) + valueLen + REVISION_OPEN.length + wholeDigits(revision) + 1;
     const p = this.arena.reserve(slot, jsonLen + 1);
     const buf = this.arena.segs[p.seg] as Buffer;
     let at = p.off;
-    at += writeUtf8(buf, head, at);
+    at += head.write(buf, at, key, d.fields);
     if (raw) {
       buf.set(value, at);
       at += value.length;
     } else at += writeUtf8(buf, fragment as string, at);
-    at += writeAscii(buf, tail, at);
+    at += copySmall(REVISION_OPEN, 0, REVISION_OPEN.length, buf, at);
+    at += writeWhole(buf, revision, at);
+    buf[at++] = 0x7d;
     buf[at] = 0x2c;
     s.seg[slot] = p.seg;
     s.off[slot] = p.off;
