@@ -36,6 +36,11 @@ export class KeyTable {
     return this.count;
   }
 
+  /** How many cells it has (it grows when more than half are taken). */
+  get capacity(): number {
+    return this.cells.length;
+  }
+
   /** The slot of `key`, or -1. */
   get(key: string, hash = hashKey(key)): number {
     const { cells, mask } = this;
@@ -89,9 +94,16 @@ export class KeyTable {
     cells[i] = slot + 1;
   }
 
-  private grow(): void {
+  /** Room for `n` more keys without growing (the table stays at most half full). */
+  reserve(n: number): void {
+    let cap = this.cells.length;
+    while ((this.count + n) * 2 > cap) cap *= 2;
+    if (cap > this.cells.length) this.grow(cap);
+  }
+
+  private grow(capacity = this.cells.length * 2): void {
     const old = this.cells;
-    this.cells = new Int32Array(old.length * 2);
+    this.cells = new Int32Array(capacity);
     this.mask = this.cells.length - 1;
     for (let i = 0; i < old.length; i++) {
       const c = old[i] as number;

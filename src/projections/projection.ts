@@ -154,6 +154,12 @@ export class Projection {
         this.synced$.next(true);
         return;
       }
+      case "pending":
+        // A snapshot's size is known before its first entry: the store takes room for it at once instead of
+        // growing step by step (a resume's count may be mostly updates of keys it holds: no room is taken then).
+        if (this.rebuilding) this.rebuilding.expect(ev.count);
+        else if (!this.everSynced) this.store.expect(ev.count);
+        return;
       case "resuming":
         this.log.info({ reason: ev.reason, fromRevision: ev.fromRevision }, "resuming the bucket's watch");
         this.rebuilding = undefined;

@@ -22,6 +22,11 @@ export class Slots {
   private next = 0;
   private readonly free: number[] = [];
 
+  /** How many slots it has room for before its columns grow. */
+  get capacity(): number {
+    return this.seg.length;
+  }
+
   /** A slot for a new entry. */
   alloc(): number {
     const slot = this.free.pop() ?? this.next++;
@@ -38,8 +43,13 @@ export class Slots {
     this.free.push(slot);
   }
 
-  private grow(): void {
-    const n = Math.ceil(this.seg.length * 1.5);
+  /** Room for `n` more entries without growing. */
+  reserve(n: number): void {
+    if (this.next + n > this.seg.length) this.grow(this.next + n);
+  }
+
+  private grow(atLeast = 0): void {
+    const n = Math.max(Math.ceil(this.seg.length * 1.5), atLeast);
     const wider = <A extends Int32Array | Float64Array>(a: A, make: new (n: number) => A): A => {
       const b = new make(n);
       b.set(a);

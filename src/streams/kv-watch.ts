@@ -34,6 +34,8 @@ export interface RawEntry {
 
 export type WatchEvent =
   | { readonly type: "entry"; readonly entry: RawEntry }
+  /** The new consumer has `count` messages to deliver before it has caught up (a first snapshot: one per key). */
+  | { readonly type: "pending"; readonly count: number }
   /** Everything up to `lastSeq` of the stream has been delivered. */
   | { readonly type: "synced"; readonly lastSeq: number }
   /** The watch is being re-established; the data may have a gap until the next `synced`. */
@@ -130,6 +132,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         caughtUp = markSynced;
         // Nothing to deliver: the projection is at `from`, or, for a stream that holds no message at all, at its end.
         if (pending === 0) markSynced(si.state.messages === 0 ? lastSeq : Math.min(lastSeq, from));
+        else subscriber.next({ type: "pending", count: pending });
         step = "start consuming";
         const messages = await consumer.consume({
           callback: (m) => {

@@ -21,6 +21,18 @@ test("finds, adds and deletes keys, growing past its first size", () => {
   assert.equal(t.size, 999);
 });
 
+test("room reserved for n keys up front: adding them never grows the table, and every one is found", () => {
+  const keys = Array.from({ length: 5000 }, (_, i) => `n${i}.m.config.k`);
+  const t = table(keys, hashKey);
+  t.add(0, hashKey(keys[0] as string));
+  t.reserve(keys.length - 1);
+  const cap = t.capacity;
+  assert.ok(cap >= 2 * keys.length && cap < 4 * keys.length, `capacity ${cap} for ${keys.length} keys`);
+  keys.forEach((k, i) => i > 0 && t.add(i, hashKey(k)));
+  assert.equal(t.capacity, cap, "no growth while adding what was reserved");
+  keys.forEach((k, i) => assert.equal(t.get(k), i));
+});
+
 test("property: with heavy collisions, any sequence of adds and deletes agrees with a Map", () => {
   fc.assert(
     fc.property(fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 200 })), { maxLength: 2000, size: "large" }), fc.integer({ min: 1, max: 8 }), (ops, buckets) => {
