@@ -4,7 +4,9 @@
  * one unmeasured warm-up round each. With `traceGc` (the service started
  * with node's --trace-gc) the service's collections are counted in every
  * measured round, its own and the anchor's (it applies the same puts through
- * both), with the longest pause of each kind.
+ * both), with the longest pause of each kind; the anchor runs with
+ * --trace-gc too, and its own collections in the same rounds are the
+ * baseline (a pause the machine itself causes, a stalled VM, shows on both).
  */
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -19,6 +21,8 @@ const WARM_UP_MS = 2000;
 /** The service's collections during one measured round (its own, or the bare anchor's: it applies the same puts through both). */
 export interface GcRound extends GcWindow {
   round: "service" | "bare";
+  /** The bare watch+reply's own collections in the same round. */
+  anchor: GcWindow;
 }
 const MAX_OUTSTANDING = 500;
 
@@ -40,11 +44,16 @@ export interface PutPhaseOptions {
 
 export async function putPhase(o: PutPhaseOptions): Promise<{ putVisible: { service: PutVisible[]; bare: PutVisible[] }; gcPerRound: GcRound[] }> {
   o.log(`put -> visible: ${o.rate} puts/s for ${o.roundMs} ms, ${o.rounds} round(s) each, alternating with the bare watch+reply`);
-  const bare = spawnAnchor("bare-visible.js", [o.serverUrl, o.answerBytes]);
+  const bare = spawnAnchor("bare-visible.js", [o.serverUrl, o.answerBytes], o.traceGc ? ["--trace-gc"] : []);
   await bare.result(o.readyTimeoutMs, "ready line");
   try {
     // Where the service's collections go: a fresh window for each measured round (both sides'), none during the warm-up.
     let window: GcWindow | undefined;
+    let anchorWindow: GcWindow | undefined;
+    bare.onAnyLine = (_stream, line) => {
+      const e = anchorWindow === undefined ? undefined : parseGcLine(line);
+      if (e && anchorWindow) addGc(anchorWindow, e);
+    };
     // What the service itself says during the phase (a resumed watch, a lost seat, …): printed, since a stall shows nowhere else.
     o.service.onAnyLine = (stream, line) => {
       const notable = !line.includes('"level":"info"') && !line.includes('"level":"debug"');
@@ -70,15 +79,16 @@ export async function putPhase(o: PutPhaseOptions): Promise<{ putVisible: { serv
     const gcPerRound: GcRound[] = [];
     for (let r = 0; r < o.rounds; r++) {
       for (const who of r % 2 === 0 ? (["bare", "service"] as const) : (["service", "bare"] as const)) {
-        if (o.traceGc) window = emptyGcWindow();
+        if (o.traceGc) (window = emptyGcWindow()), (anchorWindow = emptyGcWindow());
         const res = await round(who, o.roundMs);
         putVisible[who].push(res);
         let gcNote = "";
         if (window !== undefined) {
           const gc = window;
-          window = undefined;
-          gcPerRound.push({ round: who, ...gc });
-          gcNote = `; the service ran ${gc.markCompact} mark-compacts (longest ${gc.longestMarkCompactMs} ms), ${gc.scavenge} scavenges (longest ${gc.longestScavengeMs} ms)`;
+          const anchor = anchorWindow ?? emptyGcWindow();
+          window = anchorWindow = undefined;
+          gcPerRound.push({ round: who, ...gc, anchor });
+          gcNote = `; the service ran ${gc.markCompact} mark-compacts (longest ${gc.longestMarkCompactMs} ms), ${gc.scavenge} scavenges (longest ${gc.longestScavengeMs} ms); the anchor's longest pause ${anchor.longestMs} ms`;
         }
         o.log(`put -> visible, ${who}: ${res.visibleMs.length} answered, ${res.errors} errors, ${res.skipped} skipped, ${res.achievedPerSecond.toFixed(0)} puts/s${gcNote}`);
       }
