@@ -244,6 +244,11 @@ export class ProjectionStore {
     return this.table.size;
   }
 
+  /** How many entries it has room for before its columns grow. */
+  get capacity(): number {
+    return this.slots.capacity;
+  }
+
   /** `n` more entries are on their way (a snapshot's size): take room for them now rather than grow step by step. */
   expect(n: number): void {
     this.slots.reserve(n);
