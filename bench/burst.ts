@@ -5,13 +5,16 @@
  * load does. Around it, an asker sends one node's needs every 100 ms (a
  * different existing node each time, so the answer is built; 2 s timeout):
  * ~20 asks before the burst give the idle latency, then it runs from the
- * first put until 5 s after the last put's ack.
+ * first put until 5 s after the last put's ack. When an echo of the answer's
+ * size is given, it is asked the same way, 50 ms after each ask of the
+ * service, and summed up by the same rules: its "back to idle" is what the
+ * server and the machine allow a process that does nothing at all.
  */
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { VERB_SUBJECT } from "../src/verb/service.js";
 import type { Child } from "./children.js";
-import { keyOf, sleep, valueOf } from "./common.js";
+import { ECHO_SUBJECT, keyOf, sleep, valueOf } from "./common.js";
 import { startAsker, type Ask } from "./asker.js";
 import { summarizeBurst, type BurstSummary } from "./burst-summary.js";
 import { addGc, emptyGcWindow, parseGcLine, type GcWindow } from "./gc-trace.js";
@@ -36,6 +39,8 @@ export interface BurstOptions {
   /** The bodies asked in turn (one per existing node). */
   readonly bodies: readonly Uint8Array[];
   readonly traceGc: boolean;
+  /** An echo answers on ECHO_SUBJECT: ask it too, as the baseline. */
+  readonly echo: boolean;
   /** Longest the puts may take; the ones not sent by then are counted. */
   readonly timeoutMs: number;
   readonly log: (line: string) => void;
@@ -55,6 +60,8 @@ export interface BurstResult {
   /** Every ask: before the burst (`at` < 0) and from the first put on, `at` from the first put. */
   idle: Ask[];
   asks: Ask[];
+  /** The echo's asks summed up by the same rules (with `echo`). */
+  echo?: { summary: BurstSummary; idle: Ask[]; asks: Ask[] };
   /** The service's collections from the first put to the end of the window after it (with --trace-gc). */
   gc?: GcWindow;
 }
@@ -100,9 +107,15 @@ export async function burstPhase(o: BurstOptions): Promise<BurstResult> {
   const idleTarget = cyclingTarget(VERB_SUBJECT, o.bodies, offset);
   const target = cyclingTarget(VERB_SUBJECT, o.bodies, offset + IDLE_ASKS);
   const idleOrigin = performance.now() + IDLE_ASKS * ASK_EVERY_MS;
+  // The echo's asks: the same bodies, half a period after the service's (its own origin, so `at` reads the same).
+  const echoAsker = (from: number, origin: number, maxAsks: number) =>
+    o.echo ? sleep(ASK_EVERY_MS / 2).then(() => startAsker(o.nc, cyclingTarget(ECHO_SUBJECT, o.bodies, from), { everyMs: ASK_EVERY_MS, timeoutMs: ASK_TIMEOUT_MS, origin: origin + ASK_EVERY_MS / 2, maxAsks })) : undefined;
   const idleAsker = startAsker(o.nc, idleTarget, { everyMs: ASK_EVERY_MS, timeoutMs: ASK_TIMEOUT_MS, origin: idleOrigin, maxAsks: IDLE_ASKS });
+  const idleEcho = echoAsker(offset, idleOrigin, IDLE_ASKS);
   await sleep(IDLE_ASKS * ASK_EVERY_MS);
   const idle = await idleAsker.stop();
+  await sleep(ASK_EVERY_MS / 2);
+  const echoIdle = await (await idleEcho)?.stop();
 
   const gc = o.traceGc ? emptyGcWindow() : undefined;
   if (gc) {
@@ -115,16 +128,20 @@ export async function burstPhase(o: BurstOptions): Promise<BurstResult> {
     const origin = performance.now();
     const maxAsks = Math.ceil((o.timeoutMs + AFTER_MS) / ASK_EVERY_MS) + 1;
     const asker = startAsker(o.nc, target, { everyMs: ASK_EVERY_MS, timeoutMs: ASK_TIMEOUT_MS, origin, maxAsks });
+    const echoBurst = echoAsker(offset + IDLE_ASKS, origin, maxAsks);
     const puts = await putNew(o.kv, o.keys, o.count, origin + o.timeoutMs);
     const lastAckAt = puts.lastAck - origin;
     o.log(`burst: ${o.count - puts.errors - puts.notSent} new keys in ${(lastAckAt / 1000).toFixed(1)} s (${puts.errors} failed, ${puts.notSent} not sent); asking for ${AFTER_MS} ms more`);
     await sleep(Math.max(0, lastAckAt + AFTER_MS - (performance.now() - origin)));
     const asks = await asker.stop();
+    const echoAsks = await (await echoBurst)?.stop();
     const summary = summarizeBurst(idle, asks, lastAckAt);
+    const echo = echoIdle && echoAsks ? { summary: summarizeBurst(echoIdle, echoAsks, lastAckAt), idle: echoIdle, asks: echoAsks } : undefined;
     o.log(
       `burst: ${summary.duringBurst} asks during it, longest ${summary.longestDuringBurstMs.toFixed(1)} ms, ${summary.notAnsweredWithin1s} not answered within 1 s;` +
         ` idle median ${summary.idleMedianMs.toFixed(2)} ms (${summary.idleAsksOverFactor} of ${summary.idleAsks} idle asks over 2x it);` +
         ` back to idle ${summary.backToIdleMs.toFixed(0)} ms after the last ack, every ask then within ${summary.idleBarMs.toFixed(2)} ms (${summary.afterAsksOverFactor} of ${summary.latencyAfterMs.n} asks after it over 2x the median)` +
+        (echo ? `; the echo back to idle ${echo.summary.backToIdleMs.toFixed(0)} ms after it (bar ${echo.summary.idleBarMs.toFixed(2)} ms)` : "") +
         (gc ? `; the service ran ${gc.markCompact} mark-compacts (longest ${gc.longestMarkCompactMs} ms), ${gc.scavenge} scavenges (longest ${gc.longestScavengeMs} ms)` : ""),
     );
     return {
@@ -138,6 +155,7 @@ export async function burstPhase(o: BurstOptions): Promise<BurstResult> {
       summary,
       idle,
       asks,
+      echo,
       gc,
     };
   } finally {

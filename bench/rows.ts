@@ -75,9 +75,10 @@ function burstTargetRows(b: BurstResult): Row[] {
       check: { kind: "atMost", limit: 0, of: "service" },
     }),
     row({
-      metric: `${label}: back to idle after the last put's ack (every ask within the idle bar: 2x idle p50, or idle p95 if slower)`,
+      metric: `${label}: back to idle after the last put's ack (every ask within the idle bar: 2x idle p50, or idle p95 if slower; baseline: the echo asked alongside, by the same rule)`,
       unit: "ms",
       service: s.backToIdleMs,
+      baseline: b.echo?.summary.backToIdleMs,
       target: "<= 1000 ms",
       check: { kind: "atMost", limit: 1000, of: "service" },
     }),

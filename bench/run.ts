@@ -159,7 +159,6 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
   const perSec = (xs: number[]): string => xs.map((x) => x.toFixed(0)).join(", ");
   log(`throughput, cached: service ${perSec(tCached.service)}; echo ${perSec(tCached.echo)} req/s`);
   log(`throughput, uncached: service ${perSec(tUncached.service)}; echo ${perSec(tUncached.echo)} req/s; cache hits ${tUncached.verb?.cacheHits} of ${tUncached.verb?.requests}`);
-  await echo.stop();
 
   const two = await twoInstances({ nc, kv, serverUrl: server.url, bodies, rounds: flags.runs, durationMs: phase.throughputMs, serviceFlags: flags.serviceNodeFlags, syncTimeoutMs, log });
 
@@ -185,8 +184,10 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
 
   const burst =
     phase.burst > 0
-      ? await burstPhase({ nc, kv, service: sync.service$, keys: flags.keys, count: phase.burst, bodies, traceGc: flags.traceGc, timeoutMs: 60_000 + phase.burst * 2, log })
+      ? await burstPhase({ nc, kv, service: sync.service$, keys: flags.keys, count: phase.burst, bodies, traceGc: flags.traceGc, echo: true, timeoutMs: 60_000 + phase.burst * 2, log })
       : undefined;
+  // The echo stayed up (idle: one subscription) to be asked alongside the service around the burst.
+  await echo.stop();
 
   await sync.service$.stop();
   m.loadAvgAtEnd = loadavg().map((x) => round(x, 2));
