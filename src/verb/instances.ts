@@ -14,13 +14,21 @@ export interface InstanceSeat {
   readonly holder?: { instance: string; host: string; pid: number; since: string } | null;
 }
 
-export async function instances(nc: NatsConnection, maxWaitMs = 500): Promise<InstanceSeat[]> {
-  const out: InstanceSeat[] = [];
+/** Each running instance's id and what its endpoint adds to `$SRV.STATS` (the seat, the projections' revisions). */
+async function statsData(nc: NatsConnection, maxWaitMs: number): Promise<{ id: string; data: StatsData | undefined }[]> {
+  const out: { id: string; data: StatsData | undefined }[] = [];
   const iter = await new Svcm(nc).client({ strategy: "timer", maxWait: maxWaitMs }).stats(SERVICE_NAME);
-  for await (const s of iter) {
-    const data = s.endpoints?.[0]?.data as { seat?: Omit<InstanceSeat, "id"> } | undefined;
-    out.push({ id: s.id, instance: data?.seat?.instance, isHolder: data?.seat?.isHolder === true, holder: data?.seat?.holder });
-  }
+  for await (const s of iter) out.push({ id: s.id, data: s.endpoints?.[0]?.data as StatsData | undefined });
+  return out;
+}
+
+interface StatsData {
+  seat?: Omit<InstanceSeat, "id">;
+  projections?: Record<string, { revision?: number }>;
+}
+
+export async function instances(nc: NatsConnection, maxWaitMs = 500): Promise<InstanceSeat[]> {
+  const out = (await statsData(nc, maxWaitMs)).map(({ id, data }) => ({ id, instance: data?.seat?.instance, isHolder: data?.seat?.isHolder === true, holder: data?.seat?.holder }));
   return out.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
@@ -40,9 +48,7 @@ export function describeSeat(list: readonly InstanceSeat[]): string {
  */
 export async function furthestApplied(nc: NatsConnection, what: string, maxWaitMs = 300): Promise<number> {
   let furthest = 0;
-  const iter = await new Svcm(nc).client({ strategy: "timer", maxWait: maxWaitMs }).stats(SERVICE_NAME);
-  for await (const s of iter) {
-    const data = s.endpoints?.[0]?.data as { projections?: Record<string, { revision?: number }> } | undefined;
+  for (const { data } of await statsData(nc, maxWaitMs)) {
     const r = data?.projections?.[what]?.revision;
     if (typeof r === "number" && r > furthest) furthest = r;
   }
