@@ -30,7 +30,8 @@ function figure(v: number | undefined, unit: string): string {
   if (v === undefined || v === null || Number.isNaN(v)) return "—";
   switch (unit) {
     case "ms":
-      return `${v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(v < 1 ? 3 : 2)} ms`;
+      // A whole figure as it is (0 ms, not 0.000 ms: "back to idle at once").
+      return `${Number.isInteger(v) || v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(v < 1 ? 3 : 2)} ms`;
     case "MiB":
       return `${v.toFixed(0)} MiB`;
     case "req/s":
