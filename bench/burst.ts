@@ -17,7 +17,7 @@ import type { Child } from "./children.js";
 import { ECHO_SUBJECT, keyOf, sleep, valueOf } from "./common.js";
 import { startAsker, type Ask } from "./asker.js";
 import { summarizeBurst, type BurstSummary } from "./burst-summary.js";
-import { addGc, emptyGcWindow, parseGcLine, type GcWindow } from "./gc-trace.js";
+import { addGcLine, emptyGcWindow, type GcWindow } from "./gc-trace.js";
 import { Progress } from "./load.js";
 import { cyclingTarget } from "./measure.js";
 
@@ -118,12 +118,7 @@ export async function burstPhase(o: BurstOptions): Promise<BurstResult> {
   const echoIdle = await (await idleEcho)?.stop();
 
   const gc = o.traceGc ? emptyGcWindow() : undefined;
-  if (gc) {
-    o.service.onAnyLine = (_stream, line) => {
-      const e = parseGcLine(line);
-      if (e) addGc(gc, e);
-    };
-  }
+  if (gc) o.service.onAnyLine = (_stream, line) => addGcLine(gc, line);
   try {
     const origin = performance.now();
     const maxAsks = Math.ceil((o.timeoutMs + AFTER_MS) / ASK_EVERY_MS) + 1;

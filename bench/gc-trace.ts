@@ -64,6 +64,13 @@ export function addGc(w: GcWindow, e: GcEvent): void {
   w.longestStepMs = Math.max(w.longestStepMs, e.stepMs);
 }
 
+/** Add the collection a `--trace-gc` line reports, if it is one, to `w` (none: nothing is counted). */
+export function addGcLine(w: GcWindow | undefined, line: string): void {
+  if (w === undefined) return;
+  const e = parseGcLine(line);
+  if (e) addGc(w, e);
+}
+
 /** Several windows as one: counts added, longest of the longest. */
 export function mergeGc(windows: readonly GcWindow[]): GcWindow {
   const out = emptyGcWindow();

@@ -13,7 +13,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { VERB_SUBJECT } from "../src/verb/service.js";
 import { spawnAnchor, type Child } from "./children.js";
 import { VISIBLE_SUBJECT } from "./common.js";
-import { addGc, emptyGcWindow, parseGcLine, type GcWindow } from "./gc-trace.js";
+import { addGcLine, emptyGcWindow, type GcWindow } from "./gc-trace.js";
 import { jsonBody, putToVisible, type PutVisible } from "./measure.js";
 
 const WARM_UP_MS = 2000;
@@ -50,17 +50,12 @@ export async function putPhase(o: PutPhaseOptions): Promise<{ putVisible: { serv
     // Where the service's collections go: a fresh window for each measured round (both sides'), none during the warm-up.
     let window: GcWindow | undefined;
     let anchorWindow: GcWindow | undefined;
-    bare.onAnyLine = (_stream, line) => {
-      const e = anchorWindow === undefined ? undefined : parseGcLine(line);
-      if (e && anchorWindow) addGc(anchorWindow, e);
-    };
+    bare.onAnyLine = (_stream, line) => addGcLine(anchorWindow, line);
     // What the service itself says during the phase (a resumed watch, a lost seat, …): printed, since a stall shows nowhere else.
     o.service.onAnyLine = (stream, line) => {
       const notable = !line.includes('"level":"info"') && !line.includes('"level":"debug"');
       if (stream === "stderr" && line.startsWith("{") && (notable || /resum|seat|caught up/.test(line))) o.log(`service said: ${line.slice(0, 400)}`);
-      if (!o.traceGc || window === undefined) return;
-      const e = parseGcLine(line);
-      if (e) addGc(window, e);
+      addGcLine(window, line);
     };
     const round = (who: "service" | "bare", durationMs: number): Promise<PutVisible> =>
       putToVisible(o.nc, o.kv, who === "service" ? VERB_SUBJECT : VISIBLE_SUBJECT, {
