@@ -11,7 +11,7 @@ import { createInterface } from "node:readline";
 import { fileURLToPath } from "node:url";
 
 /** The repository root, from dist/test/helpers/ (compiled) or test/helpers/ (source). */
-const ROOT = fileURLToPath(new URL(import.meta.url.includes("/dist/") ? "../../../" : "../../", import.meta.url));
+export const ROOT = fileURLToPath(new URL(import.meta.url.includes("/dist/") ? "../../../" : "../../", import.meta.url));
 export const BIN = `${ROOT}bin/mesh-provisioner`;
 
 export interface LogLine {

@@ -1,15 +1,14 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readdirSync, readFileSync } from "node:fs";
-import { fileURLToPath } from "node:url";
+import { BIN, ROOT } from "../helpers/processes.js";
 
 /**
  * The bundle the command runs (`npm run build`, scripts/bundle.mjs). Its
  * point is the service's start: rxjs's CommonJS build, which Node's own
  * resolution picks, is ~250 files and every operator whether used or not.
  */
-const BUNDLE = fileURLToPath(new URL("../../../dist/bundle/", import.meta.url));
-const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
+const BUNDLE = `${ROOT}dist/bundle/`;
 
 test("the bundle takes rxjs's ES-module build, keeping only the operators the code uses", () => {
   const text = readdirSync(BUNDLE)
@@ -25,5 +24,5 @@ test("the bundle takes rxjs's ES-module build, keeping only the operators the co
 });
 
 test("the command's entry is the bundle", () => {
-  assert.match(readFileSync(`${ROOT}bin/mesh-provisioner`, "utf8"), /import\("\.\.\/dist\/bundle\/index\.js"\)/);
+  assert.match(readFileSync(BIN, "utf8"), /import\("\.\.\/dist\/bundle\/index\.js"\)/);
 });
