@@ -12,7 +12,10 @@
  * let a key in on its first ask or keep one out on its second; either only
  * moves one answer in or out of the cache, never what is answered.
  */
-import { hashKey } from "../projections/key-table.js";
+/** One hash of a request's canonical text (`hashKey`) and the revisions its answer is built at: what the doorkeeper is offered. */
+export function answerHash(keyHash: number, revision: number, registryRevision: number): number {
+  return keyHash ^ Math.imul(revision | 0, 0x9e3779b1) ^ Math.imul(registryRevision | 0, 0x85ebca6b);
+}
 
 export class Doorkeeper {
   private readonly cells: Int32Array;
@@ -26,10 +29,14 @@ export class Doorkeeper {
     this.mask = n - 1;
   }
 
-  /** Whether `key` was offered before and not pushed out since; it is remembered either way. */
-  seenBefore(key: string): boolean {
+  /**
+   * Whether the key hashed to `hash` (its request and revisions, hashed by
+   * the caller) was offered before and not pushed out since; it is
+   * remembered either way.
+   */
+  seenBefore(hash: number): boolean {
     // Never 0, the empty cell.
-    const h = hashKey(key) | 1;
+    const h = hash | 1;
     const i = (h ^ (h >>> 16)) & this.mask;
     if (this.cells[i] === h) return true;
     this.cells[i] = h;

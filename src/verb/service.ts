@@ -14,7 +14,8 @@ import type { What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
 import { answeredBy, buildPage } from "./answer.js";
 import { AnswerArena, type Carved } from "./arena.js";
-import { Doorkeeper } from "./doorkeeper.js";
+import { answerHash, Doorkeeper } from "./doorkeeper.js";
+import { hashKey } from "../projections/key-table.js";
 import { parseRequest, requestKey, type VerbRequest } from "./request.js";
 import { PROTOCOL_VERSION } from "../protocol/version.js";
 
@@ -52,11 +53,19 @@ export interface VerbOptions {
 /** A request validated and ready to answer. */
 interface Prepared {
   readonly req: VerbRequest;
-  /** Its canonical text (the answer cache's key, with the revisions). */
+  /** Its canonical text (the answer cache's key) and that text's hash. */
   readonly key: string;
+  readonly keyHash: number;
   readonly projection: Projection;
   /** It asks for a `minRevision` the projection has not reached yet. */
   readonly wait: boolean;
+}
+
+/** An answer in the cache, with the revisions it was built at (the registry's: 0 unless needs). */
+interface CachedAnswer {
+  readonly carved: Carved;
+  readonly revision: number;
+  readonly registryRevision: number;
 }
 
 export interface VerbCounters {
@@ -67,13 +76,19 @@ export interface VerbCounters {
 
 export class VerbService {
   private service: Service | undefined;
-  /** Answers by request and revision: views into the arena, dropped once the arena has written over them. */
-  private readonly cache = new LRUCache<string, Carved>({ max: ANSWER_CACHE_ENTRIES });
+  /**
+   * Answers by request, each with the revisions it was built at: views into
+   * the arena, dropped once the arena has written over them. Keyed by the
+   * request's canonical text alone, the same string each time (its hash is
+   * computed once): a key with the revisions in it was a new string on every
+   * request, hashed again on every lookup.
+   */
+  private readonly cache = new LRUCache<string, CachedAnswer>({ max: ANSWER_CACHE_ENTRIES });
   /** Lets an answer into the cache only on its request's second ask (see Doorkeeper). */
   private readonly doorkeeper = new Doorkeeper(8 * ANSWER_CACHE_ENTRIES);
   private readonly arena: AnswerArena;
   /** Requests already validated, by their body: a repeated body skips validation and keying. */
-  private readonly parsed = new LRUCache<string, { req: VerbRequest; key: string }>({ max: 4096 });
+  private readonly parsed = new LRUCache<string, { req: VerbRequest; key: string; keyHash: number }>({ max: 4096 });
   private readonly decoder = new TextDecoder();
   private readonly log: Logger;
   private readonly encoder = new TextEncoder();
@@ -148,7 +163,7 @@ export class VerbService {
   async answer(body: Uint8Array | string): Promise<Uint8Array> {
     const p = this.prepare(body);
     if (p.wait) await this.waitFor(p);
-    return this.page(p.req, p.key, p.projection);
+    return this.page(p);
   }
 
   /**
@@ -162,7 +177,8 @@ export class VerbService {
     let known = keep ? this.parsed.get(text) : undefined;
     if (known === undefined) {
       const req = parseRequest(text);
-      known = { req, key: requestKey(req) };
+      const key = requestKey(req);
+      known = { req, key, keyHash: hashKey(key) };
       if (keep) this.parsed.set(text, known);
     }
     const { req } = known;
@@ -175,7 +191,7 @@ export class VerbService {
     for (const p of req.what === "needs" ? [projection, projections.registry] : [projection]) {
       if (!p.hasSynced) throw new ProvisionerError("NOT_SYNCED", `the ${p.what} projection has not finished its first sync; retry in a moment`);
     }
-    return { req, key: known.key, projection, wait: req.minRevision !== undefined && projection.revision < req.minRevision };
+    return { req, key: known.key, keyHash: known.keyHash, projection, wait: req.minRevision !== undefined && projection.revision < req.minRevision };
   }
 
   private async waitFor({ req, projection }: Prepared): Promise<void> {
@@ -190,20 +206,22 @@ export class VerbService {
     }
   }
 
-  private page(req: VerbRequest, requestText: string, projection: Projection): Uint8Array {
+  private page({ req, key, keyHash, projection }: Prepared): Uint8Array {
     const { projections, nc } = this.opts;
     const registry = projections.registry.store;
-    const key = `${requestText}@${projection.revision}${req.what === "needs" ? `/${registry.revision}` : ""}`;
+    const revision = projection.revision;
+    // needs answers say whether the registry answers each kind: they are built at its revision too.
+    const registryRevision = req.what === "needs" ? registry.revision : 0;
     const hit = this.cache.get(key);
-    if (hit !== undefined) {
-      if (this.arena.fresh(hit.at)) {
+    if (hit !== undefined && hit.revision === revision && hit.registryRevision === registryRevision) {
+      if (this.arena.fresh(hit.carved.at)) {
         this.counters.cacheHits++;
-        return hit.bytes;
+        return hit.carved.bytes;
       }
-      if (this.arena.intact(hit.at)) {
+      if (this.arena.intact(hit.carved.at)) {
         // Old enough that the answers built before the client copies it could reach it: send a copy from the head.
-        const moved = this.arena.again(hit);
-        this.cache.set(key, moved);
+        const moved = this.arena.again(hit.carved);
+        this.cache.set(key, { carved: moved, revision, registryRevision });
         this.counters.cacheHits++;
         return moved.bytes;
       }
@@ -218,7 +236,9 @@ export class VerbService {
     });
     // An answer to a request with minRevision is all but unique (a node asking after its own write):
     // keeping it would only hold garbage long enough to reach the old generation.
-    if (carved !== undefined && req.minRevision === undefined && this.doorkeeper.seenBefore(key)) this.cache.set(key, carved);
+    if (carved !== undefined && req.minRevision === undefined && this.doorkeeper.seenBefore(answerHash(keyHash, revision, registryRevision))) {
+      this.cache.set(key, { carved, revision, registryRevision });
+    }
     return page.bytes;
   }
 
@@ -249,7 +269,7 @@ export class VerbService {
   private reply(msg: ServiceMsg, p: Prepared): number {
     let bytes: Uint8Array;
     try {
-      bytes = this.page(p.req, p.key, p.projection);
+      bytes = this.page(p);
     } catch (err) {
       return this.failWith(msg, err);
     }
