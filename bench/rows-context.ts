@@ -32,6 +32,14 @@ function burstRows(m: Measured): Row[] {
       check: undefined,
     }),
     row({
+      metric: `${label}: every ask within the idle bar after the last ack (the rule before: 2x idle p50, or idle p95 if slower; baseline: the echo by the same rule)`,
+      unit: "ms",
+      service: s.everyAskWithinBarMs,
+      baseline: b.echo?.summary.everyAskWithinBarMs,
+      target: CONTEXT,
+      check: undefined,
+    }),
+    row({
       metric: `${label}: asks over 2x idle p50, of ${s.latencyAfterMs.n} after it (baseline: of ${s.idleAsks} idle asks)`,
       unit: "",
       service: s.afterAsksOverFactor,

@@ -6,26 +6,65 @@ import type { Ask } from "../../bench/asker.js";
 const ask = (at: number, ms: number, outcome: Ask["outcome"] = 200): Ask => ({ at, ms, outcome }) as Ask;
 // 20 idle asks: median 1.2 ms, the slowest two 2.9 and 4 ms (p95: 2.9).
 const idle = [...Array.from({ length: 18 }, (_, i) => ask(-2000 + i * 100, [1.1, 1.2, 1.3][i % 3] as number)), ask(-200, 2.9), ask(-100, 4)];
+/** `n` asks every 100 ms from `from`, each `msOf(i)` ms. */
+const asksFrom = (from: number, n: number, msOf: (i: number) => number): Ask[] => Array.from({ length: n }, (_, i) => ask(from + i * 100, msOf(i)));
 
-test("the idle bar is twice the idle median, or the idle asks' p95 when that is slower", () => {
+test("the idle bars: the rule before's (twice the idle median, or the idle p95 when slower), a window's median (1.5x the idle median), a stall (twice the slowest idle ask)", () => {
   const s = summarizeBurst(idle, [ask(100, 1)], 50);
   assert.equal(s.idleMedianMs, 1.2);
   assert.equal(s.idleBarMs, 2.9);
+  assert.ok(Math.abs(s.windowMedianBarMs - 1.8) < 1e-9);
+  assert.equal(s.stallBarMs, 8);
 });
 
-test("back to idle is when the unbroken run of asks within the idle bar began, after the last ack", () => {
+test("slow asks now and then after the burst, as slow as idle ones, are back at idle at once; the rule before read them as not idle", () => {
+  // Every fifth ask 3.5 ms (over the idle p95 of 2.9, under the stall bar of 8), as the idle asks' own slow ones recur.
+  const asks = asksFrom(100, 50, (i) => (i % 5 === 4 ? 3.5 : 1.2));
+  const s = summarizeBurst(idle, asks, 50);
+  assert.equal(s.backToIdleMs, 50);
+  assert.equal(s.everyAskWithinBarMs, Number.NaN, "the last slow ask is the 50th");
+});
+
+test("a service still catching up (its median up for 2 s) is back at idle when its windows' medians come down", () => {
+  const asks = asksFrom(0, 70, (i) => (i < 20 ? 40 : i < 40 ? 3 : 1.2));
+  const s = summarizeBurst(idle, asks, 1000);
+  // Windows starting at ask 35 or later hold at most 5 asks of 3 ms of 10: their median is 1.2 ms (the nearest-rank median of 10 is the 5th).
+  assert.equal(s.backToIdleMs, 3500 - 1000);
+  assert.equal(s.duringBurst, 11);
+  assert.equal(s.longestDuringBurstMs, 40);
+});
+
+test("one stall after the burst (over twice the slowest idle ask) puts back to idle after it", () => {
+  const asks = asksFrom(100, 50, (i) => (i === 30 ? 20 : 1.2));
+  // The first window without it starts at the ask after it (3200).
+  assert.equal(summarizeBurst(idle, asks, 50).backToIdleMs, 3200 - 50);
+});
+
+test("an error or a 503 after the burst is not idle", () => {
+  const asks = asksFrom(100, 30, () => 1);
+  asks[12] = ask(1300, 1, 503);
+  assert.equal(summarizeBurst(idle, asks, 50).backToIdleMs, 1400 - 50);
+  assert.equal(summarizeBurst(idle, asks, 50).everyAskWithinBarMs, 1400 - 50);
+});
+
+test("not idle within the asks: the last window slow, or fewer asks than a window", () => {
+  assert.ok(Number.isNaN(summarizeBurst(idle, asksFrom(100, 30, (i) => (i >= 24 ? 3 : 1)), 50).backToIdleMs));
+  assert.ok(Number.isNaN(summarizeBurst(idle, asksFrom(100, 9, () => 1), 50).backToIdleMs));
+});
+
+test("idle before the last ack: 0", () => {
+  assert.equal(summarizeBurst(idle, asksFrom(100, 30, () => 1), 2000).backToIdleMs, 0);
+});
+
+test("the rule before: the first ask of the unbroken run within the idle bar, after the last ack", () => {
   const asks = [ask(0, 40), ask(100, 30), ask(200, 1.3), ask(300, 5), ask(400, 1.2), ask(500, 2.8), ask(600, 1.1)];
   const s = summarizeBurst(idle, asks, 250);
   // 5 ms at 300 is over the bar (2.9); from 400 on every ask is within it: 150 ms after the ack at 250.
-  assert.equal(s.backToIdleMs, 150);
+  assert.equal(s.everyAskWithinBarMs, 150);
   // 2.8 ms is over twice the median (2.4) but within the bar: counted in the context row, not against being idle.
   assert.equal(s.afterAsksOverFactor, 2);
   assert.equal(s.duringBurst, 3);
   assert.equal(s.longestDuringBurstMs, 40);
-});
-
-test("an error or a 503 after the burst is not idle; the last ask slow means not idle within the window", () => {
-  assert.equal(summarizeBurst(idle, [ask(100, 1), ask(200, 1, 503), ask(300, 1)], 50).backToIdleMs, 250);
-  assert.ok(Number.isNaN(summarizeBurst(idle, [ask(100, 1), ask(200, 9)], 50).backToIdleMs));
-  assert.equal(summarizeBurst(idle, [ask(100, 1), ask(200, 1)], 500).backToIdleMs, 0);
+  assert.ok(Number.isNaN(summarizeBurst(idle, [ask(100, 1), ask(200, 9)], 50).everyAskWithinBarMs));
+  assert.equal(summarizeBurst(idle, [ask(100, 1), ask(200, 1)], 500).everyAskWithinBarMs, 0);
 });
