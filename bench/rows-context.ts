@@ -32,6 +32,15 @@ function burstRows(m: Measured): Row[] {
       check: undefined,
     }),
     row({
+      metric: `${label}: longest of ${s.latencyAfterMs.n} asks after it (baseline: the slowest of ${s.idleAsks} idle asks)`,
+      unit: "ms",
+      service: s.latencyAfterMs.max,
+      baseline: s.idleMaxMs,
+      ratio: ratio(s.latencyAfterMs.max, s.idleMaxMs),
+      target: CONTEXT,
+      check: undefined,
+    }),
+    row({
       metric: `${label}: every ask within the idle bar after the last ack (the rule before: 2x idle p50, or idle p95 if slower; baseline: the echo by the same rule)`,
       unit: "ms",
       service: s.everyAskWithinBarMs,

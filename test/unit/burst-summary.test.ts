@@ -9,35 +9,42 @@ const idle = [...Array.from({ length: 18 }, (_, i) => ask(-2000 + i * 100, [1.1,
 /** `n` asks every 100 ms from `from`, each `msOf(i)` ms. */
 const asksFrom = (from: number, n: number, msOf: (i: number) => number): Ask[] => Array.from({ length: n }, (_, i) => ask(from + i * 100, msOf(i)));
 
-test("the idle bars: the rule before's (twice the idle median, or the idle p95 when slower), a window's median (1.5x the idle median), a stall (twice the slowest idle ask)", () => {
+test("the idle bars: the rule before's (twice the idle median, or the idle p95 when slower), a window's p50 (1.5x the idle median) and p90 (twice the idle p90)", () => {
   const s = summarizeBurst(idle, [ask(100, 1)], 50);
   assert.equal(s.idleMedianMs, 1.2);
+  assert.equal(s.idleMaxMs, 4);
   assert.equal(s.idleBarMs, 2.9);
   assert.ok(Math.abs(s.windowMedianBarMs - 1.8) < 1e-9);
-  assert.equal(s.stallBarMs, 8);
+  // The idle p90 (the 18th of 20) is 1.3 ms.
+  assert.ok(Math.abs(s.windowP90BarMs - 2.6) < 1e-9);
 });
 
 test("slow asks now and then after the burst, as slow as idle ones, are back at idle at once; the rule before read them as not idle", () => {
-  // Every fifth ask 3.5 ms (over the idle p95 of 2.9, under the stall bar of 8), as the idle asks' own slow ones recur.
-  const asks = asksFrom(100, 50, (i) => (i % 5 === 4 ? 3.5 : 1.2));
+  // Every tenth ask 9 ms (over the idle p95 of 2.9, over twice the slowest idle ask), one in each window, as the idle asks' own slow ones recur.
+  const asks = asksFrom(100, 50, (i) => (i % 10 === 9 ? 9 : 1.2));
   const s = summarizeBurst(idle, asks, 50);
   assert.equal(s.backToIdleMs, 50);
   assert.equal(s.everyAskWithinBarMs, Number.NaN, "the last slow ask is the 50th");
 });
 
-test("a service still catching up (its median up for 2 s) is back at idle when its windows' medians come down", () => {
+test("a service still catching up (slow for 2 s) is back at idle when its windows' p50 and p90 come down", () => {
   const asks = asksFrom(0, 70, (i) => (i < 20 ? 40 : i < 40 ? 3 : 1.2));
   const s = summarizeBurst(idle, asks, 1000);
-  // Windows starting at ask 35 or later hold at most 5 asks of 3 ms of 10: their median is 1.2 ms (the nearest-rank median of 10 is the 5th).
-  assert.equal(s.backToIdleMs, 3500 - 1000);
+  // Windows from ask 35 on have a median of 1.2 ms (at most 5 asks of 3 ms; the nearest-rank median of 10 is the 5th),
+  // but a p90 within 2.6 ms (the 9th of 10) only from ask 39 on, with one ask of 3 ms left.
+  assert.equal(s.backToIdleMs, 3900 - 1000);
   assert.equal(s.duringBurst, 11);
   assert.equal(s.longestDuringBurstMs, 40);
 });
 
-test("one stall after the burst (over twice the slowest idle ask) puts back to idle after it", () => {
-  const asks = asksFrom(100, 50, (i) => (i === 30 ? 20 : 1.2));
-  // The first window without it starts at the ask after it (3200).
-  assert.equal(summarizeBurst(idle, asks, 50).backToIdleMs, 3200 - 50);
+test("two slow asks in one second after the burst (the window's p90 over twice the idle p90) put back to idle after them; one alone does not", () => {
+  const two = asksFrom(100, 50, (i) => (i === 30 || i === 33 ? 20 : 1.2));
+  // The windows holding both start at asks 24 to 30; the first window after them starts at ask 31 (3200).
+  assert.equal(summarizeBurst(idle, two, 50).backToIdleMs, 3200 - 50);
+  const one = asksFrom(100, 50, (i) => (i === 30 ? 20 : 1.2));
+  const s = summarizeBurst(idle, one, 50);
+  assert.equal(s.backToIdleMs, 50);
+  assert.equal(s.latencyAfterMs.max, 20, "reported as the longest ask after the burst");
 });
 
 test("an error or a 503 after the burst is not idle", () => {
