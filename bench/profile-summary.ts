@@ -3,18 +3,22 @@
  * by `node --cpu-prof`, which `npm run bench -- --cpu-prof` passes to the
  * service and the bare watch).
  *
- *   node dist/bench/profile-summary.js FILE.cpuprofile [--from-ms A] [--to-ms B] [--last-ms C] [--top N]
+ *   node dist/bench/profile-summary.js FILE.cpuprofile [--from-ms A] [--to-ms B] [--last-ms C] [--top N] [--inclusive F,G]
  *
  * Prints self time by area (this project's files, each @nats-io package, other
  * packages, node internals, gc, idle) and the top functions by self time.
  * The window (ms from the profile's start, or its last C ms) picks a phase:
  * the first sync is at the start, the bench's put -> visible phase at the end.
+ * `--inclusive F,G`: for each function named F (or G), the time of the
+ * samples with it on the stack (its callees included), and the functions
+ * that time was spent in.
  */
 import { readFileSync } from "node:fs";
 
 interface ProfileNode {
   id: number;
   callFrame: { functionName: string; url: string; lineNumber: number };
+  children?: number[];
 }
 interface Profile {
   nodes: ProfileNode[];
@@ -41,7 +45,7 @@ function area(url: string, fn: string): string {
 function main(): void {
   const args = process.argv.slice(2);
   const file = args[0];
-  if (!file) throw new Error("usage: profile-summary.js FILE.cpuprofile [--from-ms A] [--to-ms B] [--last-ms C] [--top N]");
+  if (!file) throw new Error("usage: profile-summary.js FILE.cpuprofile [--from-ms A] [--to-ms B] [--last-ms C] [--top N] [--inclusive F,G]");
   const opt = (name: string): number | undefined => {
     const i = args.indexOf(name);
     return i >= 0 ? Number(args[i + 1]) : undefined;
@@ -74,8 +78,7 @@ function main(): void {
     const { functionName, url, lineNumber } = n.callFrame;
     const a = area(url, functionName);
     areas.set(a, (areas.get(a) ?? 0) + ms);
-    const where = url ? `${url.replace(/^.*\/(node_modules|dist)\//, "$1/")}:${lineNumber + 1}` : "";
-    const name = `${functionName || "(anonymous)"} ${where}`.trim();
+    const name = nameOf(n);
     fns.set(name, (fns.get(name) ?? 0) + ms);
     if (a !== "idle") sum += ms;
   }
@@ -88,6 +91,41 @@ function main(): void {
   console.log(`\ntop ${top} functions by self time:`);
   for (const [name, ms] of sorted(fns).filter(([n]) => !n.startsWith("(idle)")).slice(0, top)) {
     console.log(`  ${pct(ms)} ${ms.toFixed(0).padStart(7)} ms  ${name}`);
+  }
+  const inclusive = args[args.indexOf("--inclusive") + 1];
+  if (args.includes("--inclusive") && inclusive) printInclusive(p, byId, selfMs, inclusive.split(","), pct);
+}
+
+function nameOf(n: ProfileNode): string {
+  const { functionName, url, lineNumber } = n.callFrame;
+  const where = url ? `${url.replace(/^.*\/(node_modules|dist)\//, "$1/")}:${lineNumber + 1}` : "";
+  return `${functionName || "(anonymous)"} ${where}`.trim();
+}
+
+/** Each named function's time with its callees, and where that time went (self time of what it called). */
+function printInclusive(
+  p: Profile,
+  byId: ReadonlyMap<number, ProfileNode>,
+  selfMs: ReadonlyMap<number, number>,
+  names: readonly string[],
+  pct: (ms: number) => string,
+): void {
+  const parent = new Map<number, number>();
+  for (const n of p.nodes) for (const c of n.children ?? []) parent.set(c, n.id);
+  for (const name of names) {
+    let total = 0;
+    const within = new Map<string, number>();
+    for (const [id, ms] of selfMs) {
+      for (let at: number | undefined = id; at !== undefined; at = parent.get(at)) {
+        if (byId.get(at)?.callFrame.functionName !== name) continue;
+        total += ms;
+        const leaf = nameOf(byId.get(id)!);
+        within.set(leaf, (within.get(leaf) ?? 0) + ms);
+        break;
+      }
+    }
+    console.log(`\n${name}, with what it calls: ${pct(total)} ${total.toFixed(0)} ms; spent in:`);
+    for (const [leaf, ms] of [...within].sort((a, b) => b[1] - a[1]).slice(0, 12)) console.log(`  ${pct(ms)} ${ms.toFixed(0).padStart(7)} ms  ${leaf}`);
   }
 }
 
