@@ -146,7 +146,6 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
   const [lService, lEcho] = await interleavedLatency(nc, [fixedTarget(VERB_SUBJECT, probeBody), fixedTarget(ECHO_SUBJECT, probeBody)], {
     count: phase.latencyCount,
     warmup: phase.warmup,
-    blocks: 6,
     timeoutMs: 120_000,
   });
   const bodies = needsBodies(nodes);
@@ -215,8 +214,8 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
 
 /**
  * p50/p99 of uncached answers against the echo: `count` nodes from a random
- * offset, each asked once, the same sequence for both sides, interleaved in
- * blocks. A new revision first, so no answer cached earlier matches.
+ * offset, each asked once, the same sequence for both sides, alternating
+ * ask by ask. A new revision first, so no answer cached earlier matches.
  *
  * A warm-up round of the same shape goes first, not counted, then the
  * revision moves again: a mesh's service builds answers all day, so the
@@ -229,14 +228,13 @@ async function uncachedLatency(nc: NatsConnection, kv: KV, bodies: readonly Uint
   log(`latency, 1 in flight, a new node each request (uncached): ${count} nodes, interleaved with the echo asked the same nodes, after a warm-up round`);
   const warm = Math.floor(Math.random() * bodies.length);
   if (!(await bumpRevision(nc, kv, VERB_SUBJECT))) log("warning: could not move the revision before the warm-up; answers may come from the cache");
-  await interleavedLatency(nc, [cyclingTarget(VERB_SUBJECT, bodies, warm), cyclingTarget(ECHO_SUBJECT, bodies, warm)], { count, warmup: 0, blocks: 6, timeoutMs: 120_000 });
+  await interleavedLatency(nc, [cyclingTarget(VERB_SUBJECT, bodies, warm), cyclingTarget(ECHO_SUBJECT, bodies, warm)], { count, warmup: 0, timeoutMs: 120_000 });
   if (!(await bumpRevision(nc, kv, VERB_SUBJECT))) log("warning: could not move the revision before the uncached latency; answers may come from the cache");
   const offset = Math.floor(Math.random() * bodies.length);
   const before = await verbTally(nc, 1);
   const [service, echo] = await interleavedLatency(nc, [cyclingTarget(VERB_SUBJECT, bodies, offset), cyclingTarget(ECHO_SUBJECT, bodies, offset)], {
     count,
     warmup: 0,
-    blocks: 6,
     timeoutMs: 120_000,
   });
   const verb = tallySince(before, await verbTally(nc, 1));
