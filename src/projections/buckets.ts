@@ -60,6 +60,7 @@ export const needsSpec: BucketSpec = {
   },
   head: new TokenHead(["node", "module", "kind", "name"]),
   // node, then module: the key's first two of four tokens.
+  leadingField: "node",
   range: (filters) => leadingRange(["node", "module", "kind", "name"], filters),
 };
 
@@ -74,6 +75,7 @@ export const appliedSpec: BucketSpec = {
     return s.ok ? { ok: true, fields: s.fields } : s;
   },
   head: new TokenHead(["node", "module"]),
+  leadingField: "node",
   range: (filters) => leadingRange(["node", "module"], filters),
 };
 
@@ -92,6 +94,7 @@ export const collectSpec: BucketSpec = {
     entryHead(key, [["node", f["node"] as string], ["collection", f["collection"] as string], ["contributor", f["contributor"] as string]], "collection"),
   ),
   // A collection is narrowed by its name and written in the key =hex escaped.
+  leadingField: "node",
   range: (filters) => leadingRange(["node", "collection", "contributor"], filters, (f, v) => (f === "collection" ? encodeName(v) : v)),
 };
 

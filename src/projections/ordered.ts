@@ -168,6 +168,18 @@ export class OrderedSet<T> {
     return this.normalize({ leaf: li, pos });
   }
 
+  /** The position `n` items after `c` (the end when fewer follow it). */
+  ahead(c: Cursor, n: number): Cursor {
+    const leaves = this.leaves;
+    const out = { leaf: c.leaf, pos: c.pos + n };
+    while (out.leaf < leaves.length && out.pos >= (leaves[out.leaf] as T[]).length) {
+      out.pos -= (leaves[out.leaf] as T[]).length;
+      out.leaf++;
+    }
+    if (out.leaf >= leaves.length) out.pos = 0;
+    return out;
+  }
+
   /** The item at `c`, or undefined past the end. */
   at(c: Cursor): T | undefined {
     return this.leaves[c.leaf]?.[c.pos];

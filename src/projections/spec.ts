@@ -58,6 +58,12 @@ export interface BucketSpec {
   readonly head?: EntryHead;
   /** The part of the key order a narrowing covers (undefined: no leading token is narrowed). */
   range?(filters: Readonly<Record<string, string>>): KeyRange | undefined;
+  /**
+   * The field that is the key's first token (node), whose entries the store
+   * counts per value: a range narrowed by it alone then ends that many
+   * entries after it starts, found without a second search.
+   */
+  readonly leadingField?: string;
 }
 
 export const utf8 = new TextDecoder("utf-8");

@@ -195,6 +195,8 @@ export class ProjectionStore {
   /** Out-of-shape keys: few, kept as plain objects. */
   private readonly oos = new Map<string, OutOfShapeKey>();
   readonly oosOrder = new OrderedSet<string>(STRING_ORDER);
+  /** Entries per value of the spec's leading field (the key's first token): where a node's range ends. */
+  private readonly leadingCounts = new Map<string, number>();
   /** Per indexed field: value -> slots in key order. */
   private readonly indexes: { readonly field: string; readonly byValue: Map<string, OrderedSet<number>> }[];
   /** Parsed values, where the spec keeps them (the registry). */
@@ -393,8 +395,13 @@ export class ProjectionStore {
     }
     if (range?.prefix !== undefined) {
       const prefix = range.prefix;
-      const from = after === undefined || after < prefix ? this.order.seek(prefix, true) : this.order.seek(after);
-      return new RangeScan(this.order, from, this.order.seek(pastPrefix(prefix), true), residualBut(range.covered));
+      const fromStart = after === undefined || after < prefix;
+      const from = fromStart ? this.order.seek(prefix, true) : this.order.seek(after);
+      // A range of the leading field alone, from its start: it holds exactly that value's count of entries.
+      const lead = this.spec.leadingField;
+      const whole = fromStart && lead !== undefined && range.covered.length === 1 && range.covered[0] === lead;
+      const to = whole ? this.order.ahead(from, this.leadingCounts.get(filters[lead] as string) ?? 0) : this.order.seek(pastPrefix(prefix), true);
+      return new RangeScan(this.order, from, to, residualBut(range.covered));
     }
     for (const ix of this.indexes) {
       const v = filters[ix.field];
@@ -532,6 +539,11 @@ export class ProjectionStore {
 
   private addToOrders(slot: number, key: string, fields: Readonly<Record<string, string>>): void {
     this.order.insert(key, slot);
+    const lead = this.spec.leadingField;
+    if (lead !== undefined) {
+      const v = fields[lead] as string;
+      this.leadingCounts.set(v, (this.leadingCounts.get(v) ?? 0) + 1);
+    }
     const kind = this.spec.kindOf?.(key);
     let id = -1;
     if (kind !== undefined) {
@@ -566,6 +578,13 @@ export class ProjectionStore {
       if (set.size === 0) ix.byValue.delete(v);
     }
     this.order.remove(key);
+    if (this.spec.leadingField !== undefined) {
+      // The leading field is the key's first token.
+      const v = key.slice(0, key.indexOf("."));
+      const n = (this.leadingCounts.get(v) ?? 0) - 1;
+      if (n > 0) this.leadingCounts.set(v, n);
+      else this.leadingCounts.delete(v);
+    }
     const id = this.slots.kind[slot] as number;
     if (id >= 0) this.kindCounts[id] = (this.kindCounts[id] as number) - 1;
     this.table.delete(key);

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { ProjectionStore } from "../../src/projections/store.js";
 import { BUCKETS, appliedSpec, collectSpec, needsSpec, registrySpec, specFor } from "../../src/projections/buckets.js";
 import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
+import fc from "fast-check";
 
 const enc = new TextEncoder();
 const b = (s: string): Uint8Array => enc.encode(s);
@@ -453,5 +454,41 @@ describe("kinds: which kinds the needs name", () => {
     const s = new ProjectionStore(appliedSpec);
     s.apply("PUT", "n1.web", 1, json({}));
     assert.deepEqual([...s.kinds()], []);
+  });
+});
+
+describe("a node's range ends where its count of entries says", () => {
+  // Node names that are prefixes of one another, and keys spread over many leaves.
+  const NODES = ["n1", "n10", "n1_", "n2", "a", "z9"];
+  const keyFor = (node: string, i: number): string => `${node}.m${i % 7}.config.k${i}`;
+
+  test("after any mix of puts, deletes and out-of-shape keys, every node's range is exactly its entries", () => {
+    fc.assert(
+      fc.property(
+        // Enough ops on few enough keys that deletes hit keys put before, and a node's range spans leaves (512 items).
+        fc.array(fc.record({ node: fc.constantFrom(...NODES), i: fc.integer({ min: 0, max: 250 }), op: fc.constantFrom("put", "put", "put", "del", "oos") }), { minLength: 300, maxLength: 2000 }),
+        (ops) => {
+          const s = new ProjectionStore(needsSpec);
+          const live = new Set<string>();
+          let rev = 0;
+          for (const { node, i, op } of ops) {
+            const key = keyFor(node, i);
+            if (op === "put") (s.apply("PUT", key, ++rev, json({ default: i })), live.add(key));
+            else if (op === "del") (s.apply("DEL", key, ++rev, new Uint8Array()), live.delete(key));
+            // A key of the node's out of shape (two tokens): never in its range, and no count of it.
+            else s.apply("PUT", `${node}.bad${i}`, ++rev, json(i));
+          }
+          for (const node of [...NODES, "n", "n3"]) {
+            const expected = [...live].filter((k) => k.startsWith(`${node}.`)).sort();
+            assert.deepEqual(candidates(s, { node }).keys, expected, `node ${node}`);
+            // From an `after` before the range the count still applies; inside it, the end is searched for.
+            assert.deepEqual(candidates(s, { node }, "0").keys, expected, `node ${node} after "0"`);
+            const mid = expected[Math.floor(expected.length / 2)];
+            if (mid !== undefined) assert.deepEqual(candidates(s, { node }, mid).keys, expected.filter((k) => k > mid), `node ${node} after ${mid}`);
+          }
+        },
+      ),
+      { numRuns: 40 },
+    );
   });
 });
