@@ -86,6 +86,13 @@ export interface BurstSummary {
   latencyAfterMs: Summary;
 }
 
+/** The first of 0 … n-1 from which on `ok` holds for every index to the last; n when it does not hold for the last. */
+function lastRunStart(n: number, ok: (i: number) => boolean): number {
+  let i = n;
+  while (i > 0 && ok(i - 1)) i--;
+  return i;
+}
+
 /**
  * `idle`: the asks before the burst; `asks`: those from the first put on, in
  * the order sent, with `at` from the first put; `lastAckAt`: the last put's
@@ -100,10 +107,10 @@ export function summarizeBurst(idle: readonly Ask[], asks: readonly Ask[], lastA
   const late = (a: Ask): boolean => !answered(a.outcome) || a.ms > ANSWER_WITHIN_MS;
   const idleAgain = (a: Ask): boolean => a.outcome === 200 && a.ms <= idleBarMs;
   const overFactor = (a: Ask): boolean => a.outcome !== 200 || a.ms > IDLE_FACTOR * idleMedianMs;
+  // From the last ack to the send time of ask `i` (0 before it); NaN when no run lasts to the end (i === n).
+  const sinceAck = (i: number, n: number): number => (i === n ? Number.NaN : Math.max(0, asks[i]!.at - lastAckAt));
   // The rule before: the first ask of the unbroken run of idle-fast asks that lasts to the end.
-  let k = asks.length;
-  while (k > 0 && idleAgain(asks[k - 1]!)) k--;
-  const everyAskWithinBarMs = k === asks.length ? Number.NaN : Math.max(0, asks[k]!.at - lastAckAt);
+  const everyAskWithinBarMs = sinceAck(lastRunStart(asks.length, (i) => idleAgain(asks[i]!)), asks.length);
   const windowMedianBarMs = WINDOW_MEDIAN_FACTOR * idleMedianMs;
   const windowP90BarMs = WINDOW_P90_FACTOR * percentile(idleMs, 90);
   const atIdle = (from: number): boolean => {
@@ -111,13 +118,9 @@ export function summarizeBurst(idle: readonly Ask[], asks: readonly Ask[], lastA
     const ms = w.map((a) => a.ms);
     return w.every((a) => a.outcome === 200) && median(ms) <= windowMedianBarMs && percentile(ms, 90) <= windowP90BarMs;
   };
-  // The first window of the unbroken run of windows at idle latency that lasts to the end.
-  let w = asks.length - WINDOW_ASKS;
-  let backToIdleMs = Number.NaN;
-  if (w >= 0 && atIdle(w)) {
-    while (w > 0 && atIdle(w - 1)) w--;
-    backToIdleMs = Math.max(0, asks[w]!.at - lastAckAt);
-  }
+  // The first window of the unbroken run of windows at idle latency that lasts to the end (windows start at 0 … n - WINDOW_ASKS).
+  const windows = Math.max(0, asks.length - WINDOW_ASKS + 1);
+  const backToIdleMs = sinceAck(lastRunStart(windows, atIdle), windows);
   const outcomes: Record<string, number> = {};
   for (const a of asks) outcomes[String(a.outcome)] = (outcomes[String(a.outcome)] ?? 0) + 1;
   return {
