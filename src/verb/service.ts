@@ -97,10 +97,10 @@ export class VerbService {
   /** Requests already validated, by their body: a repeated body skips validation and keying. */
   private readonly parsed = new LRUCache<string, { req: VerbRequest; key: string; keyHash: number }>({ max: PARSED_ENTRIES });
   /**
-   * Lets a body into `parsed` only on its second sight: after a restart a
-   * mesh of 10,000 nodes sends 10,000 bodies once each, and putting each
-   * into a cache of 4,096 (an insertion and an eviction per request) cost
-   * more than parsing it (a profile of uncached asks at 1M keys).
+   * Lets a body into `parsed` only on its second sight, so that bodies
+   * asked once (a page of a paged read, with its own `after`; each node's
+   * first ask after a restart) cost no insertion and push out none of the
+   * bodies nodes send again and again.
    */
   private readonly parsedDoor = new Doorkeeper(8 * PARSED_ENTRIES);
   private readonly decoder = new TextDecoder();
