@@ -12,6 +12,9 @@
 
 export type GcKind = "markCompact" | "scavenge" | "other";
 
+/** Issue 11's bound on a single pause: how many went over it is counted apart. */
+export const LONG_PAUSE_MS = 10;
+
 export interface GcEvent {
   kind: GcKind;
   pauseMs: number;
@@ -43,6 +46,8 @@ export interface GcWindow {
   longestMs: number;
   /** Longest incremental marking step of a mark-compact, ms. */
   longestStepMs: number;
+  /** Collections whose pause was over LONG_PAUSE_MS (absent from results written before it was counted). */
+  overLong?: number;
 }
 
 export const emptyGcWindow = (): GcWindow => ({
@@ -53,6 +58,7 @@ export const emptyGcWindow = (): GcWindow => ({
   longestScavengeMs: 0,
   longestMs: 0,
   longestStepMs: 0,
+  overLong: 0,
 });
 
 /** Add one collection to a window. */
@@ -62,6 +68,7 @@ export function addGc(w: GcWindow, e: GcEvent): void {
   if (e.kind === "scavenge") w.longestScavengeMs = Math.max(w.longestScavengeMs, e.pauseMs);
   w.longestMs = Math.max(w.longestMs, e.pauseMs);
   w.longestStepMs = Math.max(w.longestStepMs, e.stepMs);
+  if (e.pauseMs > LONG_PAUSE_MS) w.overLong = (w.overLong ?? 0) + 1;
 }
 
 /** Add the collection a `--trace-gc` line reports, if it is one, to `w` (none: nothing is counted). */
@@ -82,6 +89,7 @@ export function mergeGc(windows: readonly GcWindow[]): GcWindow {
     out.longestScavengeMs = Math.max(out.longestScavengeMs, w.longestScavengeMs);
     out.longestMs = Math.max(out.longestMs, w.longestMs);
     out.longestStepMs = Math.max(out.longestStepMs, w.longestStepMs);
+    out.overLong = (out.overLong ?? 0) + (w.overLong ?? 0);
   }
   return out;
 }
