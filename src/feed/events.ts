@@ -22,3 +22,31 @@ export function feedEvent(what: string, change: Change, isAnswered?: (kind: stri
   if (change.outOfShape) return `${head},"outOfShape":${change.outOfShape.json}}`;
   return `${head}}`;
 }
+
+/** `ANSWERED_FALSE` and the event's closing brace, as bytes. */
+const UNANSWERED_END = Buffer.from(ANSWERED_FALSE + "}", "latin1");
+
+/**
+ * The same event as `feedEvent`, as bytes: a put of an entry in shape is
+ * written from the store's own bytes of its JSON into one small buffer (from
+ * Node's shared pool: no ArrayBuffer of its own), without the entry's view,
+ * its text, the joined event text or the client's encoding of it: ~2 KB of
+ * garbage less per change, the feed's share of what makes scavenges at 1k
+ * puts a second. Any other change is `feedEvent`'s text, encoded.
+ */
+export function feedEventBytes(what: string, change: Change, isAnswered?: (kind: string) => boolean): Uint8Array {
+  const json = change.op === "put" && change.outOfShape === undefined ? change.entryJson?.() : undefined;
+  if (json === undefined) return Buffer.from(feedEvent(what, change, isAnswered));
+  const head = `{"what":"${what}","op":"put","key":${JSON.stringify(change.key)},"revision":${change.revision},"entry":`;
+  const headBytes = Buffer.byteLength(head);
+  const unanswered = isAnswered !== undefined && json.kind !== undefined && !isAnswered(json.kind);
+  // Unanswered: the entry's closing brace gives way to `,"answered":false}`, then the event's.
+  const body = unanswered ? json.end - 1 - json.start : json.end - json.start;
+  const tail = unanswered ? UNANSWERED_END.length : 1;
+  const out = Buffer.allocUnsafe(headBytes + body + tail);
+  out.write(head, 0);
+  json.buf.copy(out, headBytes, json.start, json.start + body);
+  if (unanswered) UNANSWERED_END.copy(out, headBytes + body);
+  else out[headBytes + body] = 0x7d;
+  return out;
+}

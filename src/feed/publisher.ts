@@ -9,7 +9,7 @@ import { merge, map, type Subscription } from "rxjs";
 import type { Logger } from "../log.js";
 import type { What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
-import { feedEvent, feedSubject } from "./events.js";
+import { feedEventBytes, feedSubject } from "./events.js";
 import { answeredBy } from "../verb/answer.js";
 
 export interface FeedOptions {
@@ -29,7 +29,7 @@ export function startFeed(opts: FeedOptions): Subscription {
   ).subscribe(({ what, change }) => {
     if (!isHolder()) return;
     try {
-      nc.publish(feedSubject(what, change.key), feedEvent(what, change, what === "needs" ? isAnswered : undefined));
+      nc.publish(feedSubject(what, change.key), feedEventBytes(what, change, what === "needs" ? isAnswered : undefined));
       published++;
     } catch (err) {
       log.warn({ what, key: change.key, err: (err as Error).message }, "a feed event could not be published");

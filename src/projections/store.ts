@@ -76,6 +76,20 @@ export interface Change {
   readonly outOfShape?: OutOfShapeKey;
   /** True the first time a key is seen out of shape with this reason (log it once). */
   readonly newlyOutOfShape: boolean;
+  /**
+   * The entry's JSON as the store holds it (bytes, no view made), with the
+   * kind its key names: undefined where `entry` is. Read it at once, as
+   * `entry`: the bytes are the store's and move with its next change.
+   */
+  entryJson?(): EntryJson | undefined;
+}
+
+/** An entry's JSON in the store's records: bytes `start` to `end` of `buf`, and the kind its key names (needs). */
+export interface EntryJson {
+  readonly buf: Buffer;
+  readonly start: number;
+  readonly end: number;
+  readonly kind: string | undefined;
 }
 
 /**
@@ -177,6 +191,10 @@ class EntryPut implements Change {
 
   get entry(): Projected | undefined {
     return (this.view ??= this.store.viewIfAt(this.slot, this.revision));
+  }
+
+  entryJson(): EntryJson | undefined {
+    return this.store.jsonIfAt(this.slot, this.revision, this.key);
   }
 }
 
@@ -374,6 +392,13 @@ export class ProjectionStore {
   }
 
   /** The view of a slot if it still holds the entry at `revision`. */
+  /** A slot's JSON bytes and kind while it still holds `revision` (see `Change.entryJson`). */
+  jsonIfAt(slot: number, revision: number, key: string): EntryJson | undefined {
+    if (!this.slots.inUse(slot) || this.slots.revision[slot] !== revision) return undefined;
+    const start = this.jsonStart(slot);
+    return { buf: this.bufferOf(slot), start, end: start + this.jsonBytes(slot), kind: this.spec.kindOf?.(key) };
+  }
+
   viewIfAt(slot: number, revision: number): Projected | undefined {
     return this.slots.inUse(slot) && this.slots.revision[slot] === revision ? this.view(slot) : undefined;
   }
