@@ -194,7 +194,7 @@ class EntryPut implements Change {
   }
 
   entryJson(): EntryJson | undefined {
-    return this.store.jsonIfAt(this.slot, this.revision, this.key);
+    return this.store.jsonIfAt(this.slot, this.revision);
   }
 }
 
@@ -391,16 +391,21 @@ export class ProjectionStore {
     return new Projected(key, this.revisionOf(slot), readUtf8(buf, start, end), this.spec, this.values.get(key));
   }
 
-  /** The view of a slot if it still holds the entry at `revision`. */
-  /** A slot's JSON bytes and kind while it still holds `revision` (see `Change.entryJson`). */
-  jsonIfAt(slot: number, revision: number, key: string): EntryJson | undefined {
-    if (!this.slots.inUse(slot) || this.slots.revision[slot] !== revision) return undefined;
-    const start = this.jsonStart(slot);
-    return { buf: this.bufferOf(slot), start, end: start + this.jsonBytes(slot), kind: this.spec.kindOf?.(key) };
+  /** Whether a slot still holds the entry at `revision`. */
+  private holdsAt(slot: number, revision: number): boolean {
+    return this.slots.inUse(slot) && this.slots.revision[slot] === revision;
   }
 
+  /** The view of a slot if it still holds the entry at `revision`. */
   viewIfAt(slot: number, revision: number): Projected | undefined {
-    return this.slots.inUse(slot) && this.slots.revision[slot] === revision ? this.view(slot) : undefined;
+    return this.holdsAt(slot, revision) ? this.view(slot) : undefined;
+  }
+
+  /** A slot's JSON bytes (`jsonOf`) and the kind its key names, if it still holds the entry at `revision` (see `Change.entryJson`). */
+  jsonIfAt(slot: number, revision: number): EntryJson | undefined {
+    if (!this.holdsAt(slot, revision)) return undefined;
+    const id = this.slots.kind[slot] as number;
+    return { ...this.jsonOf(slot), kind: id >= 0 ? this.kindNames[id] : undefined };
   }
 
   /**
