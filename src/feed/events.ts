@@ -11,8 +11,13 @@ export function feedSubject(what: string, key: string): string {
   return `${FEED_PREFIX}.${what}.${key}`;
 }
 
+/** An event's opening fields, up to its entry or reason (no closing brace). */
+function eventHead(what: string, change: Change): string {
+  return `{"what":"${what}","op":"${change.op}","key":${JSON.stringify(change.key)},"revision":${change.revision}`;
+}
+
 export function feedEvent(what: string, change: Change, isAnswered?: (kind: string) => boolean): string {
-  const head = `{"what":"${what}","op":"${change.op}","key":${JSON.stringify(change.key)},"revision":${change.revision}`;
+  const head = eventHead(what, change);
   if (change.entry) {
     let json = change.entry.json;
     const kind = change.entry.kind;
@@ -37,7 +42,7 @@ const UNANSWERED_END = Buffer.from(ANSWERED_FALSE + "}", "latin1");
 export function feedEventBytes(what: string, change: Change, isAnswered?: (kind: string) => boolean): Uint8Array {
   const json = change.op === "put" && change.outOfShape === undefined ? change.entryJson?.() : undefined;
   if (json === undefined) return Buffer.from(feedEvent(what, change, isAnswered));
-  const head = `{"what":"${what}","op":"put","key":${JSON.stringify(change.key)},"revision":${change.revision},"entry":`;
+  const head = `${eventHead(what, change)},"entry":`;
   const headBytes = Buffer.byteLength(head);
   const unanswered = isAnswered !== undefined && json.kind !== undefined && !isAnswered(json.kind);
   // Unanswered: the entry's closing brace gives way to `,"answered":false}`, then the event's.
