@@ -135,7 +135,7 @@ export async function burstPhase(o: BurstOptions): Promise<BurstResult> {
     o.log(
       `burst: ${summary.duringBurst} asks during it, longest ${summary.longestDuringBurstMs.toFixed(1)} ms, ${summary.notAnsweredWithin1s} not answered within 1 s;` +
         ` idle median ${summary.idleMedianMs.toFixed(2)} ms (${summary.idleAsksOverFactor} of ${summary.idleAsks} idle asks over 2x it);` +
-        ` back to idle ${summary.backToIdleMs.toFixed(0)} ms after the last ack (1 s windows: p50 within ${summary.windowMedianBarMs.toFixed(2)} ms, p90 within ${summary.windowP90BarMs.toFixed(2)} ms);` +
+        ` back to idle ${summary.backToIdleMs.toFixed(0)} ms after the last ack (1 s windows: p50 within ${summary.windowMedianBarMs.toFixed(2)} ms, p80 within ${summary.windowSpreadBarMs.toFixed(2)} ms);` +
         ` every ask within ${summary.idleBarMs.toFixed(2)} ms ${summary.everyAskWithinBarMs.toFixed(0)} ms after it (${summary.afterAsksOverFactor} of ${summary.latencyAfterMs.n} asks after it over 2x the median)` +
         (echo ? `; the echo back to idle ${echo.summary.backToIdleMs.toFixed(0)} ms after it (every ask within its bar: ${echo.summary.everyAskWithinBarMs.toFixed(0)} ms)` : "") +
         (gc ? `; the service ran ${gc.markCompact} mark-compacts (longest ${gc.longestMarkCompactMs} ms), ${gc.scavenge} scavenges (longest ${gc.longestScavengeMs} ms)` : ""),

@@ -75,7 +75,7 @@ function burstTargetRows(b: BurstResult): Row[] {
       check: { kind: "atMost", limit: 0, of: "service" },
     }),
     row({
-      metric: `${label}: back to idle after the last put's ack (from then on every 1 s window of asks answered, its p50 within 1.5x idle p50 and its p90 within 2x idle p90; baseline: the echo asked alongside, by the same rule)`,
+      metric: `${label}: back to idle after the last put's ack (from then on every 1 s window of asks answered, its p50 within 1.5x idle p50 and its p80 within 2x idle p80; baseline: the echo asked alongside, by the same rule)`,
       unit: "ms",
       service: s.backToIdleMs,
       baseline: b.echo?.summary.backToIdleMs,
