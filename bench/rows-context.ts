@@ -6,8 +6,7 @@
 import { mib, median, percentile } from "./common.js";
 import { row, type Row } from "./report.js";
 import { numbers, pooled, ratio, thousands, type Measured } from "./measured.js";
-import { LONG_PAUSE_MS, mergeGc, type GcWindow } from "./gc-trace.js";
-import type { GcRound } from "./put-phase.js";
+import { gcContextRows } from "./rows-gc.js";
 
 const CONTEXT = "(context)";
 
@@ -62,30 +61,6 @@ function burstRows(m: Measured): Row[] {
   ];
 }
 
-/**
- * How many collections paused the service over issue 11's bound in the put
- * -> visible rounds, of how many, beside the bare watch+reply's own in the
- * same rounds: whether a long pause is one draw in a hundred or the rule.
- */
-export function longPausesRows(rounds: readonly GcRound[] | undefined): Row[] {
-  if (rounds === undefined || rounds.length === 0) return [];
-  const total = (w: GcWindow): number => w.markCompact + w.scavenge + w.other;
-  const service = mergeGc(rounds);
-  const anchors = rounds.map((r) => r.anchor as GcWindow | undefined).filter((w): w is GcWindow => w !== undefined);
-  const anchor = anchors.length > 0 ? mergeGc(anchors) : undefined;
-  const baselineNote = anchor === undefined ? "" : `; baseline: the bare watch+reply's own, of ${total(anchor)}`;
-  return [
-    row({
-      metric: `gc pauses over ${LONG_PAUSE_MS} ms in the put -> visible rounds (of ${total(service)} the service ran${baselineNote})`,
-      unit: "",
-      service: service.overLong ?? Number.NaN,
-      baseline: anchor?.overLong,
-      target: CONTEXT,
-      check: undefined,
-    }),
-  ];
-}
-
 export function contextRows(m: Measured): Row[] {
   const startS = median(m.sync.service.map((s) => s.startMs));
   const startB = median(m.sync.bareWatch.map((s) => s.startMs));
@@ -100,7 +75,7 @@ export function contextRows(m: Measured): Row[] {
   const requests = tallies.reduce((a, t) => a + (t?.requests ?? Number.NaN), 0);
   return [
     ...burstRows(m),
-    ...longPausesRows(m.gcPerRound),
+    ...gcContextRows(m.gcPerRound),
     row({ metric: "two instances against one, uncached, 64 in flight (answers/s)", unit: "req/s", service: two, baseline: one, ratio: ratio(two, one), target: CONTEXT, check: undefined }),
     row({ metric: "spawn -> own code runs (part of first sync)", unit: "ms", service: startS, baseline: startB, ratio: ratio(startS, startB), target: CONTEXT, check: undefined }),
     sidesRow("put -> visible in verb, p50", pooled(m, (r) => r.visibleMs), 50),

@@ -7,9 +7,9 @@
 import { mib, median, percentile } from "./common.js";
 import type { BurstResult } from "./burst.js";
 import { numbers, pooled, ratio, thousands, type Measured } from "./measured.js";
-import type { GcRound } from "./put-phase.js";
 import { row, type Row } from "./report.js";
 import { contextRows } from "./rows-context.js";
+import { gcPauseRow } from "./rows-gc.js";
 
 /** A row judged on service / baseline. */
 function ratioRow(metric: string, unit: string, service: number, baseline: number, target: string, kind: "atMost" | "atLeast", limit: number): Row {
@@ -51,16 +51,6 @@ function issue11Rows(m: Measured): Row[] {
   ];
   if (m.burst) rows.push(...burstTargetRows(m.burst));
   return rows;
-}
-
-function gcPauseRow(rounds: GcRound[] | undefined): Row {
-  const metric = "longest gc pause of the service in the put -> visible rounds (baseline: the bare watch+reply's own)";
-  if (rounds === undefined) return row({ metric, unit: "ms", service: Number.NaN, target: "<= 10 ms (run with --trace-gc)", check: undefined });
-  const longest = rounds.length ? Math.max(...rounds.map((r) => r.longestMs)) : Number.NaN;
-  // The baseline: the bare watch+reply's own longest pause in the same rounds (absent from results written before it was traced).
-  const anchors = rounds.map((r) => r.anchor?.longestMs).filter((x): x is number => x !== undefined);
-  const baseline = anchors.length ? Math.max(...anchors) : undefined;
-  return row({ metric, unit: "ms", service: longest, baseline, ratio: baseline ? longest / baseline : undefined, target: "<= 10 ms", check: { kind: "atMost", limit: 10, of: "service" } });
 }
 
 function burstTargetRows(b: BurstResult): Row[] {

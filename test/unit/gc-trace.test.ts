@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { addGcLine, emptyGcWindow, mergeGc, parseGcLine } from "../../bench/gc-trace.js";
-import { longPausesRows } from "../../bench/rows-context.js";
+import { gcContextRows, gcPauseRow } from "../../bench/rows-gc.js";
 import type { GcRound } from "../../bench/put-phase.js";
 
 const scavenge = (ms: number): string => `[123:0x55d0]    4021 ms: Scavenge 45.2 (50.1) -> 44.8 (51.1) MB, ${ms} / 0.00 ms  (average mu = 0.991, current mu = 0.990) allocation failure;`;
@@ -29,18 +29,32 @@ test("pauses over 10 ms are counted apart, and windows merge by adding counts an
   assert.equal(m.longestMs, 31);
 });
 
-test("the long-pauses row counts the service's pauses over 10 ms of all its collections, beside the anchor's own", () => {
-  const round = (who: "service" | "bare", service: number[], anchor: number[]): GcRound => {
-    const w = emptyGcWindow();
-    for (const ms of service) addGcLine(w, scavenge(ms));
-    const a = emptyGcWindow();
-    for (const ms of anchor) addGcLine(a, scavenge(ms));
-    return { round: who, ...w, anchor: a };
-  };
-  const [r] = longPausesRows([round("service", [1, 2, 14], [3, 11, 12]), round("bare", [1, 25], [2])]);
-  assert.ok(r !== undefined);
-  assert.equal(r.service, 2);
-  assert.equal(r.baseline, 2);
-  assert.match(r.metric, /\(of 5 the service ran; baseline: the bare watch\+reply's own, of 4\)/);
-  assert.deepEqual(longPausesRows(undefined), [], "no row without --trace-gc");
+const round = (who: "service" | "bare", service: number[], anchor: number[]): GcRound => {
+  const w = emptyGcWindow();
+  for (const ms of service) addGcLine(w, scavenge(ms));
+  const a = emptyGcWindow();
+  for (const ms of anchor) addGcLine(a, scavenge(ms));
+  return { round: who, ...w, anchor: a };
+};
+
+test("the gc target is the service's longest pause in its own rounds, against the anchor's longest in its own", () => {
+  // The service's 25 ms pause came in the anchor's round, while the anchor answered beside it: context, not the target.
+  const rounds = [round("service", [1, 2, 9.5], [3, 11, 30]), round("bare", [1, 25], [2, 12]), round("service", [4], [1])];
+  const r = gcPauseRow(rounds);
+  assert.equal(r.service, 9.5);
+  assert.equal(r.baseline, 12, "the anchor's 30 ms came in the service's round");
+  assert.equal(r.ok, true);
+  assert.equal(gcPauseRow([round("service", [10.5], [1]), round("bare", [1], [2])]).ok, false, "10.5 ms in its own round misses");
+  assert.ok(Number.isNaN(gcPauseRow(undefined).service), "no figure without --trace-gc");
+});
+
+test("the context rows: the service's longest in the anchor's rounds, and its pauses over 10 ms of all its collections in every round, beside the anchor's", () => {
+  const [inBare, count] = gcContextRows([round("service", [1, 2, 14], [3, 11, 12]), round("bare", [1, 25], [2])]);
+  assert.ok(inBare !== undefined && count !== undefined);
+  assert.equal(inBare.service, 25);
+  assert.equal(inBare.baseline, 2);
+  assert.equal(count.service, 2);
+  assert.equal(count.baseline, 2);
+  assert.match(count.metric, /\(of 5 the service ran; baseline: the bare watch\+reply's own, of 4\)/);
+  assert.deepEqual(gcContextRows(undefined), [], "no rows without --trace-gc");
 });
