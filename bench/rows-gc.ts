@@ -5,12 +5,12 @@
  * every put: that is judged on the service's own rounds, and its baseline is
  * the bare watch+reply's longest pause in its own rounds. In the anchor's
  * rounds the service only applies the puts while the anchor answers 1k asks
- * a second beside it on the same two cores, its own scavenges of a 1M-entry
- * `Map` pausing it 10–25 ms: the service's scavenges there wait for a core
- * (`scavenge.parallel` 15–21 ms with a few hundred KB to copy; the same with
- * V8's single-threaded scavenge), so its longest pause in those rounds is
- * reported beside, as context, and the count of long pauses covers every
- * round.
+ * a second beside it on the same two cores (its own pauses 9–25 ms at 1M),
+ * and the service's few scavenges there are the ones that wait for a core:
+ * `scavenge.parallel` 15–21 ms with a few hundred KB to copy, the same with
+ * V8's single-threaded scavenge (docs/benchmarks.md). Its longest pause in
+ * those rounds is reported beside, as context, and the count of long pauses
+ * covers every round.
  */
 import { LONG_PAUSE_MS, mergeGc, type GcWindow } from "./gc-trace.js";
 import type { GcRound } from "./put-phase.js";
