@@ -56,6 +56,9 @@ export interface Row {
   ok?: boolean;
 }
 
+/** The target cell of a row that has none: reported for context. */
+export const CONTEXT = "(context)";
+
 export function row(r: Omit<Row, "ok">): Row {
   let ok: boolean | undefined;
   if (r.check) {

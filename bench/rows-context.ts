@@ -4,11 +4,9 @@
  * itself (how many "uncached" answers came from the cache).
  */
 import { mib, median, percentile } from "./common.js";
-import { row, type Row } from "./report.js";
+import { CONTEXT, row, type Row } from "./report.js";
 import { numbers, pooled, ratio, thousands, type Measured } from "./measured.js";
 import { gcContextRows } from "./rows-gc.js";
-
-const CONTEXT = "(context)";
 
 /** The same percentile of both sides of a put -> visible figure, in ms. */
 function sidesRow(metric: string, sides: { service: number[]; bare: number[] }, p: number): Row {

@@ -14,9 +14,7 @@
  */
 import { LONG_PAUSE_MS, mergeGc, type GcWindow } from "./gc-trace.js";
 import type { GcRound } from "./put-phase.js";
-import { row, type Row } from "./report.js";
-
-const CONTEXT = "(context)";
+import { CONTEXT, row, type Row } from "./report.js";
 
 /** The longest pause over `rounds` of the side asked in them (the service's, or the anchor's own), undefined when none. */
 function longest(rounds: readonly GcRound[], who: GcRound["round"], of: "service" | "anchor"): number | undefined {
