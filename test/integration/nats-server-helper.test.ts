@@ -4,7 +4,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { execFileSync } from "node:child_process";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
@@ -133,4 +135,48 @@ test("findNatsServer refuses a NATS_SERVER_BIN that is not executable", () => {
     if (saved === undefined) delete process.env["NATS_SERVER_BIN"];
     else process.env["NATS_SERVER_BIN"] = saved;
   }
+});
+
+test("the server every helper starts is the one NATS_SERVER_BIN names (.ci/run's matrix sets it per run)", async () => {
+  const bin = findNatsServer();
+  const wanted = process.env["NATS_SERVER_BIN"];
+  if (wanted) assert.equal(bin, wanted);
+  // `nats-server: v2.15.2` -> 2.15.2, the version the server announces to clients.
+  const printed = execFileSync(bin, ["--version"], { encoding: "utf8", timeout: 10_000 }).trim();
+  const version = /v(\d+\.\d+\.\d+\S*)/.exec(printed)?.[1];
+  assert.ok(version, `${bin} --version printed ${printed}`);
+  const server = await startNatsServer();
+  try {
+    const nc = await connect({ servers: server.url });
+    try {
+      assert.equal(nc.info?.version, version, `the server started announces ${nc.info?.version}, ${bin} is ${version}`);
+    } finally {
+      await nc.close();
+    }
+  } finally {
+    await server.stop();
+  }
+  console.log(`nats-server under test: ${bin} (${version})`);
+});
+
+test("no code outside src/embedded/nats-server.ts names a nats-server binary of its own (all go through findNatsServer)", () => {
+  const root = new URL("../../../", import.meta.url).pathname;
+  const own = join("src", "embedded", "nats-server.ts");
+  // A string literal that is a path to, or the bare name of, the server's binary (but the
+  // deliberately missing one of the test above).
+  const binaryLiteral = /["'`](?!\/nonexistent\/)(?:[^"'`\s]*\/)?nats-server["'`]/;
+  const offenders: string[] = [];
+  const walk = (dir: string): void => {
+    for (const entry of readdirSync(join(root, dir), { withFileTypes: true })) {
+      const path = join(dir, entry.name);
+      if (entry.isDirectory()) walk(path);
+      else if (/\.(ts|mjs|js|sh)$/.test(entry.name) && path !== own) {
+        readFileSync(join(root, path), "utf8")
+          .split("\n")
+          .forEach((line, i) => binaryLiteral.test(line) && offenders.push(`${path}:${i + 1}: ${line.trim()}`));
+      }
+    }
+  };
+  for (const dir of ["src", "test", "chaos", "bench", "scripts"]) if (existsSync(join(root, dir))) walk(dir);
+  assert.deepEqual(offenders, []);
 });
