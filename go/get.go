@@ -1,0 +1,235 @@
+package provisioner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"iter"
+	"strconv"
+)
+
+// Paging (docs/protocol.md, "Paging"): ask again with After set to the
+// page's Next until a page has none. Every page after the first is asked with
+// MinRevision at least the first page's revision, so no page comes from an
+// instance that is behind it, and the first (lowest) revision is where a
+// watch's feed takes over.
+//
+// The pages are fetched one ahead of the decoding: the next request goes out
+// as soon as the page's Next is read off the end of its body, and the body is
+// decoded while the service builds the next page. A page's Next and revision
+// are read by a quick scan of its head and tail, and checked against the
+// decoded page.
+
+// rawPage is a reply's body with its head and tail read.
+type rawPage struct {
+	data     []byte
+	revision uint64
+	next     string
+	hasNext  bool
+	err      error
+}
+
+// fetch sends the pages of r, in order, on the returned channel, one ahead of
+// the reader; it stops at the last page, an error (sent last), or ctx's end.
+func (c *Client) fetch(ctx context.Context, r Request) <-chan rawPage {
+	out := make(chan rawPage, 1)
+	go func() {
+		defer close(out)
+		send := func(p rawPage) bool {
+			select {
+			case out <- p:
+				return true
+			case <-ctx.Done():
+				return false
+			}
+		}
+		if err := r.Validate(); err != nil {
+			send(rawPage{err: err})
+			return
+		}
+		if c.pageSize > 0 && r.Limit == 0 {
+			r.Limit = c.pageSize
+		}
+		for first := true; ; first = false {
+			body, err := r.body()
+			if err == nil {
+				body, err = c.ask(ctx, body)
+			}
+			if err != nil {
+				send(rawPage{err: err})
+				return
+			}
+			p := scanPage(body)
+			if !send(p) || p.err != nil || !p.hasNext {
+				return
+			}
+			if first && p.revision > r.MinRevision {
+				r.MinRevision = p.revision
+			}
+			r.After = p.next
+		}
+	}()
+	return out
+}
+
+var (
+	headPrefix = []byte(`{"what":"`)
+	revField   = []byte(`,"revision":`)
+	nextField  = []byte(`,"next":`)
+)
+
+// scanPage reads a reply's revision from its head and its next from its tail
+// (the service writes what, revision first and next last, compactly). A body
+// laid out otherwise is decoded whole to find them.
+func scanPage(data []byte) rawPage {
+	p := rawPage{data: data}
+	if rev, ok := scanRevision(data); ok {
+		if next, has, ok := scanNext(data); ok {
+			p.revision, p.next, p.hasNext = rev, next, has
+			return p
+		}
+	}
+	var head struct {
+		Revision uint64  `json:"revision"`
+		Next     *string `json:"next"`
+	}
+	if err := json.Unmarshal(data, &head); err != nil {
+		p.err = fmt.Errorf("mesh-provisioner: a reply that is not a page: %w", err)
+		return p
+	}
+	p.revision = head.Revision
+	if head.Next != nil {
+		p.next, p.hasNext = *head.Next, true
+	}
+	return p
+}
+
+func scanRevision(data []byte) (uint64, bool) {
+	if !bytes.HasPrefix(data, headPrefix) {
+		return 0, false
+	}
+	rest := data[len(headPrefix):]
+	q := bytes.IndexByte(rest, '"')
+	if q < 0 || q > 16 || !bytes.HasPrefix(rest[q+1:], revField) {
+		return 0, false
+	}
+	digits := rest[q+1+len(revField):]
+	end := 0
+	for end < len(digits) && digits[end] >= '0' && digits[end] <= '9' {
+		end++
+	}
+	if end == 0 || end >= len(digits) || digits[end] != ',' {
+		return 0, false
+	}
+	rev, err := strconv.ParseUint(string(digits[:end]), 10, 64)
+	return rev, err == nil
+}
+
+// scanNext: a body ending `]}` has no next (its last field is outOfShape); one
+// ending `"}` ends with next's string, whose opening quote is the last quote
+// not escaped by an odd run of backslashes.
+func scanNext(data []byte) (string, bool, bool) {
+	n := len(data)
+	if n < 2 || data[n-1] != '}' {
+		return "", false, false
+	}
+	if data[n-2] == ']' {
+		return "", false, true
+	}
+	if data[n-2] != '"' {
+		return "", false, false
+	}
+	for j := n - 3; j >= 0; j-- {
+		if data[j] != '"' {
+			continue
+		}
+		slashes := 0
+		for k := j - 1; k >= 0 && data[k] == '\\'; k-- {
+			slashes++
+		}
+		if slashes%2 == 1 {
+			continue
+		}
+		if j < len(nextField) || !bytes.Equal(data[j-len(nextField):j], nextField) {
+			return "", false, false
+		}
+		var next string
+		if err := json.Unmarshal(data[j:n-1], &next); err != nil {
+			return "", false, false
+		}
+		return next, true, true
+	}
+	return "", false, false
+}
+
+// pages decodes the fetched pages in order, checking each against its scan.
+func (c *Client) pages(ctx context.Context, r Request) iter.Seq2[*Page, error] {
+	return func(yield func(*Page, error) bool) {
+		ctx, cancel := context.WithCancel(ctx)
+		defer cancel()
+		for raw := range c.fetch(ctx, r) {
+			if raw.err != nil {
+				yield(nil, raw.err)
+				return
+			}
+			p, err := decodePage(r.what(), raw.data)
+			if err == nil && (p.Revision != raw.revision || p.HasNext != raw.hasNext || p.Next != raw.next) {
+				err = fmt.Errorf("mesh-provisioner: a page's head or tail read %d/%q, its whole %d/%q", raw.revision, raw.next, p.Revision, p.Next)
+			}
+			if !yield(p, err) || err != nil {
+				return
+			}
+		}
+		if err := ctx.Err(); err != nil {
+			yield(nil, fmt.Errorf("mesh-provisioner: %w", err))
+		}
+	}
+}
+
+// Get asks for r and merges every page: the entries and the keys out of shape
+// in key order, and the highest revision a page was answered at.
+func (c *Client) Get(ctx context.Context, r Request) (*Answer, error) {
+	a, _, err := c.getWithLowest(ctx, r)
+	return a, err
+}
+
+// getWithLowest is Get, and the lowest revision a page was answered at (where
+// a watch's feed must take over).
+func (c *Client) getWithLowest(ctx context.Context, r Request) (*Answer, uint64, error) {
+	a := &Answer{What: r.what(), Entries: []Entry{}, OutOfShape: []OutOfShape{}}
+	var lowest uint64
+	first := true
+	for p, err := range c.pages(ctx, r) {
+		if err != nil {
+			return nil, 0, err
+		}
+		if first || p.Revision < lowest {
+			lowest = p.Revision
+		}
+		first = false
+		a.Revision = max(a.Revision, p.Revision)
+		a.Entries = append(a.Entries, p.Entries...)
+		a.OutOfShape = append(a.OutOfShape, p.OutOfShape...)
+	}
+	return a, lowest, nil
+}
+
+// List yields the entries of r across pages, in key order. It stops at the
+// first error, which it yields with a nil entry; breaking out of the loop
+// stops the paging.
+func (c *Client) List(ctx context.Context, r Request) iter.Seq2[Entry, error] {
+	return func(yield func(Entry, error) bool) {
+		for p, err := range c.pages(ctx, r) {
+			if err != nil {
+				yield(nil, err)
+				return
+			}
+			for _, e := range p.Entries {
+				if !yield(e, nil) {
+					return
+				}
+			}
+		}
+	}
+}

@@ -1,0 +1,148 @@
+package provisioner
+
+import (
+	"encoding/json"
+	"fmt"
+	"strings"
+)
+
+// What names a bucket the verb answers for.
+type What string
+
+// The four buckets.
+const (
+	Registry What = "registry"
+	Needs    What = "needs"
+	Applied  What = "applied"
+	Collect  What = "collect"
+)
+
+var whats = []What{Registry, Needs, Applied, Collect}
+
+// Request is what to ask the verb (docs/protocol.md, "The request"). A zero
+// field is absent: What "" is the registry, Limit 0 lets the client choose the
+// page size, After "" starts at the first key, MinRevision 0 does not wait.
+//
+// Filters combine (all must match) and must apply to the bucket: Node and
+// Module for needs and applied, Node, Contributor and Collection (a name, not
+// its escaped form) for collect, none for the registry.
+type Request struct {
+	What        What   `json:"what,omitempty"`
+	Node        string `json:"node,omitempty"`
+	Module      string `json:"module,omitempty"`
+	Contributor string `json:"contributor,omitempty"`
+	Collection  string `json:"collection,omitempty"`
+	// Limit is at most this many entries per page (1 to 100,000).
+	Limit int `json:"limit,omitempty"`
+	// After continues strictly after this key: the Next of the previous page.
+	After string `json:"after,omitempty"`
+	// MinRevision asks for an answer only once the projection has reached
+	// this revision of the bucket (the revision a write returned).
+	MinRevision uint64 `json:"minRevision,omitempty"`
+}
+
+// The verb's bounds on one request (the service's LIMITS).
+const (
+	maxRequestBytes     = 16 * 1024
+	maxLimit            = 100_000
+	maxAfterLength      = 4096
+	maxCollectionLength = 1024
+)
+
+// filtersFor is which narrowing fields apply to which bucket, in the order the
+// service checks them.
+var filtersFor = map[What][]string{
+	Registry: nil,
+	Needs:    {"node", "module"},
+	Applied:  {"node", "module"},
+	Collect:  {"node", "contributor", "collection"},
+}
+
+func (r Request) what() What {
+	if r.What == "" {
+		return Registry
+	}
+	return r.What
+}
+
+// filters is the request's narrowing, field to value, in the service's order.
+func (r Request) filters() map[string]string {
+	f := map[string]string{}
+	for _, kv := range [][2]string{{"node", r.Node}, {"module", r.Module}, {"contributor", r.Contributor}, {"collection", r.Collection}} {
+		if kv[1] != "" {
+			f[kv[0]] = kv[1]
+		}
+	}
+	return f
+}
+
+const plainTokenRule = `must be a plain token: only A-Z a-z 0-9 - _ / = (no "*", ">", ".", spaces, and not empty)`
+
+// Validate checks the request as the service does, and fails with a 400
+// *VerbError carrying the message the service would answer. The client checks
+// before it asks, and before a watch subscribes: a filter such as "n1.*" would
+// otherwise widen the feed subscription made from it.
+func (r Request) Validate() error {
+	// The service measures the body before it reads it.
+	if b, err := json.Marshal(r); err == nil && len(b) > maxRequestBytes {
+		return &VerbError{Code: 400, Message: fmt.Sprintf("the request is %d bytes; at most %d are accepted", len(b), maxRequestBytes), Local: true}
+	}
+	var problems []string
+	what := r.what()
+	known := false
+	for _, w := range whats {
+		known = known || w == what
+	}
+	if !known {
+		problems = append(problems, "what must be one of registry, needs, applied, collect")
+	}
+	for _, f := range [][2]string{{"node", r.Node}, {"module", r.Module}, {"contributor", r.Contributor}} {
+		if f[1] != "" && !isPlainToken(f[1]) {
+			problems = append(problems, f[0]+" "+plainTokenRule)
+		}
+	}
+	if codePoints(r.Collection) > maxCollectionLength {
+		problems = append(problems, fmt.Sprintf("collection must be at most %d characters", maxCollectionLength))
+	}
+	if r.Limit < 0 {
+		problems = append(problems, "limit must be at least 1")
+	} else if r.Limit > maxLimit {
+		problems = append(problems, fmt.Sprintf("limit must be at most %d; page with next/after for more", maxLimit))
+	}
+	if codePoints(r.After) > maxAfterLength {
+		problems = append(problems, fmt.Sprintf("after must be at most %d characters", maxAfterLength))
+	}
+	if problems != nil {
+		return &VerbError{Code: 400, Message: strings.Join(problems, "; "), Local: true}
+	}
+	allowed := filtersFor[what]
+	for _, f := range []string{"node", "module", "contributor", "collection"} {
+		if _, set := r.filters()[f]; !set || contains(allowed, f) {
+			continue
+		}
+		which := "no filters"
+		if len(allowed) > 0 {
+			which = "only " + strings.Join(allowed, ", ")
+		}
+		return &VerbError{Code: 400, Message: fmt.Sprintf("the filter %q does not apply to %s: %s takes %s", f, what, what, which), Local: true}
+	}
+	return nil
+}
+
+// body is the request's JSON.
+func (r Request) body() ([]byte, error) {
+	b, err := json.Marshal(r)
+	if err != nil {
+		return nil, fmt.Errorf("mesh-provisioner: encode the request: %w", err)
+	}
+	return b, nil
+}
+
+func contains(list []string, s string) bool {
+	for _, x := range list {
+		if x == s {
+			return true
+		}
+	}
+	return false
+}

@@ -1,0 +1,361 @@
+package provisioner
+
+import (
+	"bytes"
+	"encoding/hex"
+	"encoding/json"
+	"errors"
+	"os"
+	"path/filepath"
+	"reflect"
+	"strings"
+	"testing"
+)
+
+// The shared vectors (../vectors, written from the TypeScript implementation
+// by scripts/write-vectors.mjs): the Go client must give the same answer for
+// every case, so the two clients cannot drift.
+
+func readVectors(t *testing.T, name string, into any) {
+	t.Helper()
+	data, err := os.ReadFile(filepath.Join("..", "vectors", name))
+	if err != nil {
+		t.Fatalf("the shared vectors: %v", err)
+	}
+	if err := json.Unmarshal(data, into); err != nil {
+		t.Fatalf("vectors/%s: %v", name, err)
+	}
+}
+
+func TestVectorsHex(t *testing.T) {
+	var v struct {
+		Valid       []struct{ Name, Escaped string }
+		Invalid     []struct{ Escaped, Reason string }
+		Unencodable []struct{ Name, Bytes, Error string }
+	}
+	readVectors(t, "hex.json", &v)
+	if len(v.Valid) < 20 || len(v.Invalid) < 20 {
+		t.Fatalf("too few cases: %d valid, %d invalid", len(v.Valid), len(v.Invalid))
+	}
+	for _, c := range v.Valid {
+		got, err := EncodeCollection(c.Name)
+		if err != nil || got != c.Escaped {
+			t.Errorf("EncodeCollection(%q) = %q, %v; want %q", c.Name, got, err, c.Escaped)
+		}
+		name, err := DecodeCollection(c.Escaped)
+		if err != nil || name != c.Name {
+			t.Errorf("DecodeCollection(%q) = %q, %v; want %q", c.Escaped, name, err, c.Name)
+		}
+	}
+	for _, c := range v.Invalid {
+		_, reason := decodeName(c.Escaped)
+		if reason != c.Reason {
+			t.Errorf("decodeName(%q)\n got reason %q\nwant reason %q", c.Escaped, reason, c.Reason)
+		}
+		_, err := DecodeCollection(c.Escaped)
+		var ke *KeyError
+		if !errors.As(err, &ke) || !strings.HasSuffix(ke.Message, c.Reason) {
+			t.Errorf("DecodeCollection(%q) = %v", c.Escaped, err)
+		}
+	}
+	for _, c := range v.Unencodable {
+		// Go holds a lone surrogate as its three bytes, which are not UTF-8.
+		b, err := hex.DecodeString(c.Bytes)
+		if err != nil {
+			t.Fatal(err)
+		}
+		_, err = EncodeCollection(string(b))
+		if err == nil || err.Error() != c.Error {
+			t.Errorf("EncodeCollection(% x) = %v; want %q", b, err, c.Error)
+		}
+	}
+}
+
+func TestVectorsKeys(t *testing.T) {
+	var v struct {
+		KnownKinds []string
+		Shapes     []struct {
+			What     What
+			Key      string
+			OK       bool
+			Fields   map[string]string
+			Reason   string
+			Readable map[string]string
+		}
+		Builders []struct {
+			Fn    string
+			Args  []string
+			Key   string
+			Error string
+		}
+	}
+	readVectors(t, "keys.json", &v)
+	for _, c := range v.Shapes {
+		s := parseKey(c.What, c.Key, v.KnownKinds)
+		if s.ok != c.OK || s.reason != c.Reason || (c.OK && !reflect.DeepEqual(s.fields, c.Fields)) || (!c.OK && !reflect.DeepEqual(s.readable, c.Readable)) {
+			t.Errorf("%s %q:\n got %v %v %q %v\nwant %v %v %q %v", c.What, c.Key, s.ok, s.fields, s.reason, s.readable, c.OK, c.Fields, c.Reason, c.Readable)
+		}
+	}
+	for _, c := range v.Builders {
+		var (
+			key string
+			err error
+		)
+		switch c.Fn {
+		case "needsKey":
+			key, err = NeedsKey(c.Args[0], c.Args[1], c.Args[2], c.Args[3])
+		case "appliedKey":
+			key, err = AppliedKey(c.Args[0], c.Args[1])
+		case "collectKey":
+			key, err = CollectKey(c.Args[0], c.Args[1], c.Args[2])
+		default:
+			t.Fatalf("unknown builder %s", c.Fn)
+		}
+		if c.Error != "" {
+			var ke *KeyError
+			if !errors.As(err, &ke) || ke.Message != c.Error {
+				t.Errorf("%s%q = %q, %v; want error %q", c.Fn, c.Args, key, err, c.Error)
+			}
+		} else if err != nil || key != c.Key {
+			t.Errorf("%s%q = %q, %v; want %q", c.Fn, c.Args, key, err, c.Key)
+		}
+	}
+}
+
+// requestOf is the body as a Request, when a Request can say it: an object
+// of the known fields, strings for the filters (not empty: "" is absent in
+// Go), whole numbers for limit (not 0) and minRevision (not negative).
+func requestOf(body string) (Request, bool) {
+	text := strings.TrimSpace(body)
+	if text == "" {
+		return Request{}, true
+	}
+	dec := json.NewDecoder(strings.NewReader(text))
+	dec.UseNumber()
+	var m map[string]any
+	if dec.Decode(&m) != nil || m == nil {
+		return Request{}, false
+	}
+	var r Request
+	for k, v := range m {
+		switch v := v.(type) {
+		case string:
+			if v == "" {
+				return r, false
+			}
+			switch k {
+			case "what":
+				r.What = What(v)
+			case "node":
+				r.Node = v
+			case "module":
+				r.Module = v
+			case "contributor":
+				r.Contributor = v
+			case "collection":
+				r.Collection = v
+			case "after":
+				r.After = v
+			default:
+				return r, false
+			}
+		case json.Number:
+			n, err := v.Int64()
+			if err != nil {
+				return r, false
+			}
+			switch {
+			case k == "limit" && n != 0:
+				r.Limit = int(n)
+			case k == "minRevision" && n > 0:
+				r.MinRevision = uint64(n)
+			default:
+				return r, false
+			}
+		default:
+			return r, false
+		}
+	}
+	return r, true
+}
+
+func TestVectorsRequests(t *testing.T) {
+	var v struct {
+		Cases []struct {
+			Body    string
+			OK      bool
+			Parsed  map[string]any
+			Message string
+		}
+	}
+	readVectors(t, "requests.json", &v)
+	checked := 0
+	for _, c := range v.Cases {
+		r, ok := requestOf(c.Body)
+		if !ok {
+			continue
+		}
+		checked++
+		err := r.Validate()
+		if err == nil {
+			_, err = r.body()
+		}
+		label := c.Body
+		if len(label) > 80 {
+			label = label[:80] + "…"
+		}
+		if c.OK {
+			if err != nil {
+				t.Errorf("%s: refused: %v", label, err)
+				continue
+			}
+			got := map[string]any{"what": string(r.what()), "filters": map[string]any{}}
+			for f, val := range r.filters() {
+				got["filters"].(map[string]any)[f] = val
+			}
+			if r.Limit != 0 {
+				got["limit"] = float64(r.Limit)
+			}
+			if r.After != "" {
+				got["after"] = r.After
+			}
+			if r.MinRevision != 0 {
+				got["minRevision"] = float64(r.MinRevision)
+			}
+			if !reflect.DeepEqual(got, c.Parsed) {
+				t.Errorf("%s: read as %v, the service reads %v", label, got, c.Parsed)
+			}
+			// What the client sends is what the body says.
+			sent, _ := r.body()
+			var a, b any
+			_ = json.Unmarshal(sent, &a)
+			if strings.TrimSpace(c.Body) != "" {
+				_ = json.Unmarshal([]byte(c.Body), &b)
+				if !reflect.DeepEqual(a, b) {
+					t.Errorf("%s: sent as %s", label, sent)
+				}
+			}
+			continue
+		}
+		var ve *VerbError
+		if !errors.As(err, &ve) || ve.Code != 400 || ve.Message != c.Message || !ve.Local {
+			t.Errorf("%s:\n got %v\nwant 400 %q", label, err, c.Message)
+		}
+	}
+	if checked < 40 {
+		t.Errorf("only %d of %d cases could be said as a Request", checked, len(v.Cases))
+	}
+	t.Logf("%d of %d request cases checked (the rest cannot be said by a Request: wrong types, unknown fields, not JSON)", checked, len(v.Cases))
+}
+
+// sameJSON: b, re-encoded from Go's types, says what a says; fields of a that
+// Go has no field for must be in the entry's Value (the registry's extras).
+func sameJSON(t *testing.T, label string, raw json.RawMessage, typed any) {
+	t.Helper()
+	enc, err := json.Marshal(typed)
+	if err != nil {
+		t.Fatal(err)
+	}
+	var want, got map[string]any
+	if err := json.Unmarshal(raw, &want); err != nil {
+		t.Fatal(err)
+	}
+	_ = json.Unmarshal(enc, &got)
+	for k, wv := range want {
+		gv, ok := got[k]
+		if !ok {
+			if value, isObj := want["value"].(map[string]any); isObj && reflect.DeepEqual(value[k], wv) {
+				continue
+			}
+		}
+		if !reflect.DeepEqual(gv, wv) {
+			t.Errorf("%s: field %q: Go has %v, the fixture %v", label, k, gv, wv)
+		}
+	}
+	for k := range got {
+		if _, ok := want[k]; !ok {
+			t.Errorf("%s: Go adds a field %q", label, k)
+		}
+	}
+}
+
+func TestVectorsReplies(t *testing.T) {
+	var v struct {
+		Replies []struct {
+			Reply json.RawMessage
+		}
+		Errors []struct {
+			Code    int
+			Headers map[string]string
+		}
+	}
+	readVectors(t, "replies.json", &v)
+	for i, r := range v.Replies {
+		var head struct {
+			What    What
+			Entries []json.RawMessage
+		}
+		if err := json.Unmarshal(r.Reply, &head); err != nil {
+			t.Fatal(err)
+		}
+		// Compact, as the service sends it, so the head and tail scan applies.
+		var compact bytes.Buffer
+		_ = json.Compact(&compact, r.Reply)
+		p, err := decodePage(head.What, compact.Bytes())
+		if err != nil {
+			t.Fatalf("reply %d: %v", i, err)
+		}
+		raw := scanPage(compact.Bytes())
+		if raw.err != nil || raw.revision != p.Revision || raw.next != p.Next || raw.hasNext != p.HasNext {
+			t.Errorf("reply %d: the scan read %d %q %v, the decode %d %q %v", i, raw.revision, raw.next, raw.hasNext, p.Revision, p.Next, p.HasNext)
+		}
+		if len(p.Entries) != len(head.Entries) {
+			t.Fatalf("reply %d: %d entries of %d", i, len(p.Entries), len(head.Entries))
+		}
+		for j, e := range p.Entries {
+			sameJSON(t, string(head.What)+" entry "+e.EntryKey(), head.Entries[j], e)
+		}
+	}
+	for _, e := range v.Errors {
+		ve := &VerbError{Code: e.Code}
+		if want := e.Code != 400; ve.Retryable() != want {
+			t.Errorf("code %d: Retryable() = %v", e.Code, ve.Retryable())
+		}
+	}
+}
+
+func TestVectorsFeedEvents(t *testing.T) {
+	var v struct {
+		Events []struct {
+			Subject string
+			Event   json.RawMessage
+		}
+	}
+	readVectors(t, "feed-events.json", &v)
+	for _, c := range v.Events {
+		ev, err := decodeEvent(c.Event)
+		if err != nil {
+			t.Fatalf("%s: %v", c.Event, err)
+		}
+		if c.Subject != FeedPrefix+"."+string(ev.What)+"."+ev.Key {
+			t.Errorf("%s: subject %s", c.Event, c.Subject)
+		}
+		var fields map[string]json.RawMessage
+		_ = json.Unmarshal(c.Event, &fields)
+		switch {
+		case fields["entry"] != nil:
+			if ev.Entry == nil || ev.Entry.EntryKey() != ev.Key {
+				t.Errorf("%s: entry %v", c.Event, ev.Entry)
+			}
+			sameJSON(t, c.Subject, fields["entry"], ev.Entry)
+		case fields["outOfShape"] != nil:
+			if ev.OutOfShape == nil || ev.OutOfShape.Key != ev.Key || ev.OutOfShape.Reason == "" {
+				t.Errorf("%s: out of shape %v", c.Event, ev.OutOfShape)
+			}
+		default:
+			if ev.Op != "delete" {
+				t.Errorf("%s: op %s", c.Event, ev.Op)
+			}
+		}
+	}
+}

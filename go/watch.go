@@ -1,0 +1,282 @@
+package provisioner
+
+import (
+	"context"
+	"fmt"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// Watch keeps the current view of what r asks for, from the feed, by the
+// TypeScript client's recipe (docs/protocol.md, "Staying current"):
+//
+//  1. subscribe to the feed subjects of r (a request for one node hears only
+//     that node's keys);
+//  2. take a snapshot through the verb, every page merged, asked with
+//     MinRevision at the view's revision or the furthest any instance has
+//     applied ($SRV.STATS), whichever is higher, so a snapshot from an
+//     instance that is behind never steps the view back;
+//  3. apply the events above the snapshot's lowest page revision, in order,
+//     each only where newer than what the view holds for its key;
+//  4. take a fresh snapshot, still subscribed, whenever events may have been
+//     lost: after a reconnect, when the subscription dropped messages (a slow
+//     consumer), and when the seat's holder changes (only the holder
+//     publishes the feed); while nobody holds it the view is not Synced.
+//
+// A snapshot that fails (503 while the service syncs, 504, no answer) is
+// tried again, the wait doubling from 100 ms up to 5 s.
+//
+// The channel carries the view each time it changes; a reader slower than
+// the changes skips views in between, never the latest. It is closed when
+// ctx ends. Watch fails at once for a request the service would refuse.
+func (c *Client) Watch(ctx context.Context, r Request) (<-chan View, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	r.Limit, r.After, r.MinRevision = 0, "", 0
+	w := &watch{
+		c:        c,
+		req:      r,
+		what:     r.what(),
+		filters:  r.filters(),
+		state:    newViewState(),
+		out:      make(chan View, 1),
+		msgs:     make(chan *nats.Msg, 1024),
+		results:  make(chan snapshotResult, 1),
+		retry:    make(chan int, 1),
+		seat:     make(chan []Instance, 1),
+		statuses: c.nc.StatusChanged(nats.CONNECTED),
+	}
+	for _, subject := range feedSubjects(w.what, w.filters) {
+		sub, err := c.nc.Subscribe(subject, func(m *nats.Msg) {
+			select {
+			case w.msgs <- m:
+			case <-ctx.Done():
+			}
+		})
+		if err != nil {
+			w.stop()
+			return nil, fmt.Errorf("mesh-provisioner: subscribe to %s: %w", subject, err)
+		}
+		// Generous limits: a burst is held, not dropped; a drop is seen by dropped().
+		_ = sub.SetPendingLimits(1<<20, 256<<20)
+		w.subs = append(w.subs, sub)
+	}
+	// Subscribed first, then the snapshot: nothing written in between is missed.
+	if err := c.nc.FlushWithContext(ctx); err != nil {
+		w.stop()
+		return nil, fmt.Errorf("mesh-provisioner: subscribe to the feed: %w", err)
+	}
+	go w.run(ctx)
+	return w.out, nil
+}
+
+type snapshotResult struct {
+	generation int
+	attempt    int
+	answer     *Answer
+	lowest     uint64
+	err        error
+}
+
+// watch is one Watch; run owns every field but the channels' other ends.
+type watch struct {
+	c        *Client
+	req      Request
+	what     What
+	filters  map[string]string
+	state    *viewState
+	out      chan View
+	msgs     chan *nats.Msg
+	results  chan snapshotResult
+	retry    chan int
+	seat     chan []Instance
+	statuses chan nats.Status
+	subs     []*nats.Subscription
+
+	generation int
+	dirty      bool
+	dropped    int
+	// holder is the seat's holder at the last look ("": nobody); known once looked.
+	holder      string
+	holderKnown bool
+	retryTimer  *time.Timer
+}
+
+func (w *watch) stop() {
+	for _, s := range w.subs {
+		_ = s.Unsubscribe()
+	}
+	w.c.nc.RemoveStatusListener(w.statuses)
+	if w.retryTimer != nil {
+		w.retryTimer.Stop()
+	}
+}
+
+func (w *watch) run(ctx context.Context) {
+	defer close(w.out)
+	defer w.stop()
+	// Checks for dropped messages, and sends a view the reader was not ready for.
+	tick := time.NewTicker(50 * time.Millisecond)
+	defer tick.Stop()
+	var seatTick <-chan time.Time
+	if w.c.seatCheck > 0 {
+		t := time.NewTicker(w.c.seatCheck)
+		defer t.Stop()
+		seatTick = t.C
+	}
+	w.take(ctx, 0)
+	for {
+		select {
+		case <-ctx.Done():
+			return
+		case m := <-w.msgs:
+			w.onMessage(ctx, m)
+		case <-w.statuses:
+			// Reconnected: whatever was published while away is lost.
+			w.take(ctx, 0)
+		case res := <-w.results:
+			w.onSnapshot(ctx, res)
+		case attempt := <-w.retry:
+			w.take(ctx, attempt)
+		case list := <-w.seat:
+			w.onSeat(ctx, list)
+		case <-seatTick:
+			go func() {
+				list, err := w.c.Instances(ctx, 500*time.Millisecond)
+				if err == nil {
+					select {
+					case w.seat <- list:
+					case <-ctx.Done():
+					}
+				}
+			}()
+		case <-tick.C:
+			w.checkDropped(ctx)
+		}
+		w.flush()
+	}
+}
+
+// flush sends the view when it changed and the reader took the last one.
+// Only run sends, so a free slot stays free until the send.
+func (w *watch) flush() {
+	if w.dirty && len(w.out) == 0 {
+		w.out <- w.state.view()
+		w.dirty = false
+	}
+}
+
+func (w *watch) onMessage(ctx context.Context, m *nats.Msg) {
+	if w.c.onEvent != nil {
+		w.c.onEvent(m.Subject)
+	}
+	ev, err := decodeEvent(m.Data)
+	if err != nil {
+		// A bad event costs a fresh snapshot.
+		w.report(err)
+		w.take(ctx, 0)
+		return
+	}
+	if ev.What != w.what || !covers(w.what, w.filters, ev) {
+		return
+	}
+	if w.state.apply(ev) {
+		w.dirty = true
+	}
+}
+
+// checkDropped takes a fresh snapshot when a subscription dropped messages:
+// the client could not keep up, and events were lost.
+func (w *watch) checkDropped(ctx context.Context) {
+	total := 0
+	for _, s := range w.subs {
+		if n, err := s.Dropped(); err == nil {
+			total += n
+		}
+	}
+	if total > w.dropped {
+		w.dropped = total
+		w.report(fmt.Errorf("mesh-provisioner: the feed subscription dropped events (a slow consumer); taking a fresh snapshot"))
+		w.take(ctx, 0)
+	}
+}
+
+// onSeat: only the holder publishes the feed, so a new holder means events may
+// be missing (a fresh snapshot), and none means the view is no longer known
+// to be current until a holder is back.
+func (w *watch) onSeat(ctx context.Context, list []Instance) {
+	if len(list) == 0 {
+		return
+	}
+	h := ""
+	for _, i := range list {
+		if i.IsHolder && i.Holder != nil {
+			h = i.Holder.Instance
+			break
+		}
+	}
+	changed := w.holderKnown && h != w.holder
+	w.holder, w.holderKnown = h, true
+	switch {
+	case changed && h != "":
+		w.take(ctx, 0)
+	case changed:
+		w.state.beginSnapshot()
+		w.dirty = true
+	}
+}
+
+// take starts a snapshot; a newer one supersedes any in flight.
+func (w *watch) take(ctx context.Context, attempt int) {
+	w.generation++
+	gen := w.generation
+	if w.state.synced {
+		w.dirty = true
+	}
+	w.state.beginSnapshot()
+	floorOfView := w.state.revision
+	req := w.req
+	go func() {
+		floor := max(floorOfView, w.c.furthestApplied(ctx, w.what))
+		req.MinRevision = floor
+		a, lowest, err := w.c.getWithLowest(ctx, req)
+		select {
+		case w.results <- snapshotResult{generation: gen, attempt: attempt, answer: a, lowest: lowest, err: err}:
+		case <-ctx.Done():
+		}
+	}()
+}
+
+func (w *watch) onSnapshot(ctx context.Context, res snapshotResult) {
+	if res.generation != w.generation || ctx.Err() != nil {
+		return
+	}
+	err := res.err
+	if err == nil && !w.state.endSnapshot(res.answer, res.lowest) {
+		err = fmt.Errorf("mesh-provisioner: a snapshot at revision %d is older than the view (%d)", res.answer.Revision, w.state.revision)
+	}
+	if err == nil {
+		w.dirty = true
+		return
+	}
+	w.report(err)
+	wait := min(5*time.Second, 100*time.Millisecond<<min(res.attempt, 6))
+	if w.retryTimer != nil {
+		w.retryTimer.Stop()
+	}
+	next := res.attempt + 1
+	w.retryTimer = time.AfterFunc(wait, func() {
+		select {
+		case w.retry <- next:
+		case <-ctx.Done():
+		}
+	})
+}
+
+func (w *watch) report(err error) {
+	if w.c.onError != nil {
+		w.c.onError(err)
+	}
+}
