@@ -64,7 +64,9 @@ func (c *Client) Watch(ctx context.Context, r Request) (<-chan View, error) {
 		w.subs = append(w.subs, sub)
 	}
 	// Subscribed first, then the snapshot: nothing written in between is missed.
-	if err := c.nc.FlushWithContext(ctx); err != nil {
+	fctx, cancel := context.WithTimeout(ctx, c.timeout)
+	defer cancel()
+	if err := c.nc.FlushWithContext(fctx); err != nil {
 		w.stop()
 		return nil, fmt.Errorf("mesh-provisioner: subscribe to the feed: %w", err)
 	}
