@@ -1,0 +1,122 @@
+package provisioner
+
+import (
+	"bytes"
+	"context"
+	"encoding/json"
+	"fmt"
+	"os/exec"
+	"regexp"
+	"sync"
+	"testing"
+	"time"
+
+	"github.com/nats-io/nats.go"
+)
+
+// A node's least grant, as `mesh-provisioner permissions --role node` prints
+// it, is enough for the Go client: its replies and $SRV.STATS come back under
+// the printed inbox prefix, its watch subscribes only to its own node's feed.
+
+// printedGrant runs `permissions` and returns the grant (JSON) and the inbox
+// prefix the command says to connect with.
+func printedGrant(t *testing.T, args ...string) (json.RawMessage, string) {
+	t.Helper()
+	cmd := exec.Command("node", append([]string{serviceBin(t), "permissions"}, args...)...)
+	var stdout, stderr bytes.Buffer
+	cmd.Stdout, cmd.Stderr = &stdout, &stderr
+	if err := cmd.Run(); err != nil {
+		t.Fatalf("permissions %v: %v: %s", args, err, stderr.String())
+	}
+	prefix := ""
+	if m := regexp.MustCompile(`--inbox-prefix (\S+)`).FindStringSubmatch(stderr.String()); m != nil {
+		prefix = m[1]
+	}
+	if !json.Valid(stdout.Bytes()) {
+		t.Fatalf("permissions %v printed no JSON: %s", args, stdout.String())
+	}
+	return stdout.Bytes(), prefix
+}
+
+func TestANodesGrantAsPrinted(t *testing.T) {
+	svcGrant, _ := printedGrant(t, "--role", "provisioner")
+	nodeGrant, prefix := printedGrant(t, "--role", "node", "--node", "n1")
+	if prefix != NodeInboxPrefix("n1") {
+		t.Fatalf("permissions prints the inbox prefix %q; NodeInboxPrefix gives %q", prefix, NodeInboxPrefix("n1"))
+	}
+	conf := fmt.Sprintf(`accounts { MESH: { jetstream: enabled, users: [
+  {user: "svc", password: "svc-password-1234", permissions: %s}
+  {user: "node-n1", password: "n1-password-1234", permissions: %s}
+]}}`, svcGrant, nodeGrant)
+	srv := startNATS(t, conf)
+	svc := startService(t, srv.URL, "--user", "svc", "--password", "svc-password-1234")
+
+	var mu sync.Mutex
+	var async []string
+	onAsync := nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		mu.Lock()
+		async = append(async, err.Error())
+		mu.Unlock()
+	})
+	node := srv.connect(t, nats.UserInfo("node-n1", "n1-password-1234"), nats.CustomInboxPrefix(prefix), onAsync)
+	c := NewClient(node, WithTimeout(5*time.Second), WithSeatCheck(300*time.Millisecond))
+	waitHolder(t, c, svc)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	views, err := c.Watch(ctx, Request{What: Needs, Node: "n1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := follow(views)
+
+	// The node writes its own keys (its grant: <node>.> of each node bucket) and reads them back.
+	needs := bucket(t, node, Needs)
+	// What the bucket holds is read under the provisioner's grant: a node's may not watch the needs bucket.
+	admin := srv.connect(t, nats.UserInfo("svc", "svc-password-1234"), nats.CustomInboxPrefix("_INBOX_mesh-provisioner"))
+	all := bucket(t, admin, Needs)
+	key, _ := NeedsKey("n1", "web", "config", "port")
+	rev, err := needs.Put(ctx, key, []byte(`{"default":8080}`))
+	if err != nil {
+		t.Fatalf("the node's own put: %v", err)
+	}
+	a, err := c.Get(ctx, Request{What: Needs, Node: "n1", MinRevision: rev})
+	if err != nil || len(a.Entries) != 1 || a.Entries[0].EntryKey() != key {
+		t.Fatalf("the node's needs: %+v, %v", a, err)
+	}
+	f.equalsBucket(t, all, "n1", "under the node's grant")
+
+	// A connection with the default inbox, and the prefix given to the client instead.
+	plain := srv.connect(t, nats.UserInfo("node-n1", "n1-password-1234"), onAsync)
+	pc := NewClient(plain, WithInboxPrefix(prefix), WithTimeout(5*time.Second), WithSeatCheck(300*time.Millisecond))
+	if a, err := pc.Get(ctx, Request{What: Needs, Node: "n1"}); err != nil || len(a.Entries) != 1 {
+		t.Fatalf("Get with WithInboxPrefix: %+v, %v", a, err)
+	}
+	pv, err := pc.Watch(ctx, Request{What: Needs, Node: "n1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	pf := follow(pv)
+	if _, err := needs.Put(ctx, "n1.web.config.host", []byte(`"0.0.0.0"`)); err != nil {
+		t.Fatal(err)
+	}
+	pf.equalsBucket(t, all, "n1", "with WithInboxPrefix")
+	f.equalsBucket(t, all, "n1", "after a second write")
+	// $SRV.STATS (the seat checks) under each, then a round trip: a refusal the server sent comes before its PONG.
+	for _, cl := range []*Client{c, pc} {
+		if list, err := cl.Instances(ctx, 300*time.Millisecond); err != nil || len(list) != 1 {
+			t.Fatalf("$SRV.STATS under the node's grant: %v, %v", list, err)
+		}
+	}
+	if err := node.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	if err := plain.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(async) > 0 {
+		t.Fatalf("the server refused the node's client: %v", async)
+	}
+}
