@@ -15,9 +15,9 @@
  * Every role gets its own inbox prefix (./inbox.ts), so replies and watch
  * deliveries stay inside a subject space nobody else may subscribe to; `serve`
  * and the commands use their role's prefix unless told otherwise. No role gets
- * `$JS.API.>` wholesale, and every role is denied stream purge, delete,
- * update (but the service's own switch of roll-ups on the node buckets) and
- * message delete.
+ * `$JS.API.>` wholesale, and every role is denied stream purge, delete and
+ * message delete; only the service may update streams, and only its five
+ * buckets' (to set the limits and the roll-up refusal it creates them with).
  */
 import { BUCKETS, SEAT_BUCKET } from "../projections/buckets.js";
 import { isPlainToken } from "../keys/mod.js";
@@ -74,14 +74,15 @@ function provisioner(): Grant {
       allow: [
         `${API}.INFO`,
         ...all.map((b) => `${API}.STREAM.CREATE.${stream(b)}`),
-        // Only to refuse roll-up headers on a node bucket found allowing them.
-        ...NODE_BUCKETS.map((b) => `${API}.STREAM.UPDATE.${stream(b)}`),
+        // Only to bring a bucket an earlier deployment made to the service's settings: the size limits set where they
+        // are missing or lower (never lowered), and roll-up headers refused on a node bucket found allowing them.
+        ...all.map((b) => `${API}.STREAM.UPDATE.${stream(b)}`),
         ...all.flatMap(readBucket),
         ...own.map((b) => `$KV.${b}.>`),
         `${FEED_PREFIX}.>`,
         ...askVerb(),
       ],
-      deny: [...ALWAYS_DENIED, ...NODE_BUCKETS.map((b) => `$KV.${b}.>`), `${API}.STREAM.UPDATE.${stream(BUCKETS.registry)}`],
+      deny: [...ALWAYS_DENIED, ...NODE_BUCKETS.map((b) => `$KV.${b}.>`)],
     },
     subscribe: {
       allow: [`${inboxPrefix("provisioner")}.>`, VERB_SUBJECT, "$SRV.*", `$SRV.*.${SERVICE_NAME}`, `$SRV.*.${SERVICE_NAME}.*`],

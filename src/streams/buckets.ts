@@ -7,6 +7,7 @@
 import { DiscardPolicy, RetentionPolicy, StorageType, JetStreamApiError, type JetStreamManager, type StreamConfig } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
 import { wrapError } from "../errors.js";
+import { violationIn } from "../permissions/violation.js";
 
 export interface BucketPlan {
   readonly bucket: string;
@@ -37,7 +38,27 @@ function limitsOf(plan: BucketPlan, limits: BucketLimits): { max_bytes: number; 
     : { max_bytes: OWN_BUCKET_LIMITS.bucketBytes, max_msg_size: OWN_BUCKET_LIMITS.maxValueBytes };
 }
 
-export type BucketOutcome = "created" | "exists" | "updated";
+/** `left`: the bucket should be changed, but the grant refused the update (logged with the command that does it). */
+export type BucketOutcome = "created" | "exists" | "updated" | "left";
+
+/** The nats CLI command that makes a stream's settings what the service would set (for an operator to run). */
+export function editCommand(stream: string, update: Partial<StreamConfig>): string {
+  const flags: string[] = [];
+  if (update.max_bytes !== undefined) flags.push(`--max-bytes=${update.max_bytes}`);
+  if (update.max_msg_size !== undefined) flags.push(`--max-msg-size=${update.max_msg_size}`);
+  if (update.allow_rollup_hdrs === false) flags.push("--no-allow-rollup");
+  return `nats stream edit ${stream} ${flags.join(" ")} --force`;
+}
+
+/** What a refused update leaves as it was, field by field: the value the bucket has and the one the service sets. */
+function describeUpdate(config: StreamConfig, update: Partial<StreamConfig>): string {
+  const shown = (n: number | undefined): string => (n === undefined || n < 0 ? "unlimited" : `${n} bytes`);
+  const parts: string[] = [];
+  if (update.max_bytes !== undefined) parts.push(`max_bytes ${shown(config.max_bytes)}, where the service sets ${shown(update.max_bytes)}`);
+  if (update.max_msg_size !== undefined) parts.push(`max_msg_size ${shown(config.max_msg_size)}, where the service sets ${shown(update.max_msg_size)}`);
+  if (update.allow_rollup_hdrs === false) parts.push("roll-up headers allowed, so one publish on a node's own key can purge every node's keys");
+  return parts.join("; ");
+}
 
 function kvStreamConfig(plan: BucketPlan, replicas: number, limits: BucketLimits): Partial<StreamConfig> & { name: string } {
   return {
@@ -108,7 +129,16 @@ export async function ensureBucket(
       );
     }
     if (Object.keys(update).length === 0) return "exists";
-    await jsm.streams.update(name, { ...info.config, ...update });
+    try {
+      await jsm.streams.update(name, { ...info.config, ...update });
+    } catch (err) {
+      if (violationIn(err) === undefined) throw err;
+      log.warn(
+        { bucket: plan.bucket, left: update, command: editCommand(name, update) },
+        `the grant does not let the service change the bucket's settings, so it is left as it was (${describeUpdate(info.config, update)}) and the service goes on; an operator changes it with: ${editCommand(name, update)}`,
+      );
+      return "left";
+    }
     if (update.max_bytes !== undefined || update.max_msg_size !== undefined) {
       log.info({ bucket: plan.bucket, maxBytes: update.max_bytes, maxValueBytes: update.max_msg_size }, "set the bucket's limits");
     }
