@@ -14,6 +14,10 @@ import { BUCKETS, SEAT_BUCKET, specFor } from "./projections/buckets.js";
 import { Projection } from "./projections/projection.js";
 import { ensureBuckets, type BucketLimits, type BucketPlan } from "./streams/buckets.js";
 import { watchBucket } from "./streams/kv-watch.js";
+import { CreationGate } from "./streams/creation-gate.js";
+import { CreationTally } from "./streams/creation-tally.js";
+import { isPassing, isTimeout } from "./streams/retry.js";
+import { startSyncProgress } from "./projections/sync-progress.js";
 import { MeshOverview } from "./projections/overview.js";
 import { DEFAULT_FLOOD_LIMITS, type FloodLimits } from "./projections/flood.js";
 import { allSynced } from "./streams/synced.js";
@@ -40,6 +44,8 @@ export interface ProvisionerOptions {
   readonly bucketLimits?: BucketLimits;
   /** Past these, a node is named as flooding (log, /metrics, the overview). */
   readonly floodLimits?: FloodLimits;
+  /** How often a progress line is logged while the projections make their first sync (0: never). */
+  readonly progressEveryMs?: number;
   /** Called once per verb request (metrics). */
   readonly observe?: (status: number, what: string, seconds: number) => void;
 }
@@ -55,6 +61,8 @@ export interface Provisioner {
   readonly reconciler: Reconciler;
   readonly verb: VerbService;
   readonly seat: Seat;
+  /** The consumer creations this instance's watches asked for, by bucket. */
+  readonly consumers: CreationTally;
   /** Resolves once every projection has finished its first sync. */
   readonly synced: Promise<void>;
   stop(): Promise<void>;
@@ -68,28 +76,30 @@ export const BUCKET_PLANS: readonly BucketPlan[] = [
   { bucket: SEAT_BUCKET, refuseRollups: false },
 ];
 
-/**
- * How long start-up waits for a busy JetStream API. nats-server 2.9 answers
- * the API one request at a time and a consumer on a large stream takes
- * seconds to create (it scans the stream: ~2.8 s at 1M keys), so at start the
- * requests queued behind the needs watch's consumer can pass the client's
- * 5 s timeout: the service gave up starting ("timeout") against a server that
- * was only busy. Start-up steps are retried on a timeout until this much time
- * has passed; writes (the seat, the registry) keep the client's 5 s, since a
- * write that waits long is worse than one retried.
- */
-export const START_PATIENCE_MS = 60_000;
+/** While a start-up step keeps failing for a passing reason, only every this-many-th try is logged as a warning. */
+const STEP_WARN_EVERY = 10;
 
-/** Run a start-up step, again after a JetStream timeout, until START_PATIENCE_MS. */
+/**
+ * Run a start-up step until it succeeds. A JetStream that is slow to answer
+ * (a consumer being created on a large stream, a leader election, a server
+ * still starting) is waited for, however long that takes, the way an
+ * informer relists: a person need do nothing about it. What a person must fix
+ * (a permission the grant lacks, a bucket that cannot be made) is thrown.
+ */
 async function patiently<T>(what: string, step: () => Promise<T>, log: Logger): Promise<T> {
-  const until = Date.now() + START_PATIENCE_MS;
+  const since = Date.now();
   for (let attempt = 1; ; attempt++) {
     try {
       return await step();
     } catch (err) {
-      const timedOut = /timeout/i.test(String((err as Error)?.message ?? err));
-      if (!timedOut || Date.now() >= until) throw err;
-      log.warn({ step: what, attempt }, "JetStream is slow to answer (a large stream's consumer being created, or a leader election); retrying");
+      if (!isPassing(err) || permissionsError(err) !== undefined) throw err;
+      const level = attempt === 1 || attempt % STEP_WARN_EVERY === 0 ? "warn" : "debug";
+      log[level](
+        { step: what, attempt, waitedMs: Date.now() - since, err: (err as Error).message },
+        "JetStream is slow to answer (a large stream's consumer being created, a leader election, or a server starting); trying again",
+      );
+      // A timeout has waited already; anything else passing is asked again after a short pause.
+      if (!isTimeout(err)) await new Promise((r) => setTimeout(r, Math.min(2_000, 250 * attempt)));
     }
   }
 }
@@ -136,11 +146,16 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     },
   });
   const subs: Subscription[] = [];
+  // The watches take turns to create their consumers (see creation-gate.ts), and every creation is counted.
+  const gate = new CreationGate();
+  const consumers = new CreationTally();
   for (const what of WHATS) {
     const p = new Projection(specFor(what, knownKinds), log, what === "registry" ? undefined : overview.observerFor(what));
     projections[what] = p;
-    subs.push(p.connect(watchBucket({ nc, log, inboxPrefix: opts.inboxPrefix }, { bucket: BUCKETS[what], fromRevision: () => p.received })));
+    const deps = { nc, log, inboxPrefix: opts.inboxPrefix, gate, onCreation: consumers.record };
+    subs.push(p.connect(watchBucket(deps, { bucket: BUCKETS[what], fromRevision: () => p.received })));
   }
+  const progress = startSyncProgress(projections, log, opts.progressEveryMs);
 
   const kvm = new Kvm(js);
   const seat = new Seat({ kv: await patiently("open the seat's bucket", () => kvm.open(SEAT_BUCKET), log), ttlMs: opts.seatTtlMs, log });
@@ -172,7 +187,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     maxWaitMs: opts.maxWaitMs,
     observe: opts.observe,
     lastSeq: async (bucket) => (await jsm.streams.info(`KV_${bucket}`)).state.last_seq,
-    statsData: () => ({ seat: { holder: seat.holder ?? null, isHolder: seat.isHolder, instance: seat.instance } }),
+    statsData: () => ({ seat: { holder: seat.holder ?? null, isHolder: seat.isHolder, instance: seat.instance }, consumers: consumers.snapshot() }),
   });
   try {
     await verb.start();
@@ -194,6 +209,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   let stopping: Promise<void> | undefined;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
+      progress.stop();
       await verb.stop();
       // Finish the write in flight, then hand the seat over.
       await reconciler.stop();
@@ -211,7 +227,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   })().catch(() => undefined);
   const connected = (): boolean => up && !nc.isClosed();
 
-  return { nc, jsm, connected, projections, overview, reconciler, verb, seat, synced, stop };
+  return { nc, jsm, connected, projections, overview, reconciler, verb, seat, consumers, synced, stop };
 }
 
 export { ProvisionerError };

@@ -43,6 +43,20 @@ export function createMetrics(): Metrics & { bind(p: Provisioner, jsm: JetStream
   perBucket("mesh_provisioner_out_of_shape", "Keys out of their bucket's shape", (w) => provisioner!.projections[w].store.outOfShapeCount);
   perBucket("mesh_provisioner_revision", "The bucket's stream sequence each projection has applied", (w) => provisioner!.projections[w].revision);
   perBucket("mesh_provisioner_synced", "1 while the projection is caught up with its bucket", (w) => (provisioner!.projections[w].isSynced ? 1 : 0));
+  perBucket("mesh_provisioner_first_sync_expected", "Entries the first sync's consumer said it would deliver (0 until it has said)", (w) => provisioner!.projections[w].syncProgress.expected);
+  perBucket("mesh_provisioner_first_sync_received", "Entries the first sync has received so far", (w) => provisioner!.projections[w].syncProgress.received);
+  new Gauge({
+    name: "mesh_provisioner_watch_consumer_creations",
+    help: "Consumer creations this instance's watches asked for, by bucket and outcome (retried: asked again for one that had timed out)",
+    labelNames: ["bucket", "outcome"],
+    registers: [registry],
+    collect() {
+      if (!provisioner) return;
+      for (const [bucket, c] of Object.entries(provisioner.consumers.snapshot())) {
+        for (const outcome of ["asked", "retried", "created", "timedOut", "failed"] as const) this.set({ bucket, outcome }, c[outcome]);
+      }
+    },
+  });
   new Gauge({
     name: "mesh_provisioner_watch_lag",
     help: "Messages the bucket's stream holds beyond what the projection applied",

@@ -47,6 +47,8 @@ export class Projection {
   /** Changes applied after the first sync (never the snapshot itself). */
   readonly changes$ = new Subject<Change>();
   private everSynced = false;
+  /** How far the first snapshot has come: the entries its consumer said it would deliver, and those delivered so far. */
+  private firstSync = { expected: 0, received: 0 };
   private sub: Subscription | undefined;
   private readonly log: Logger;
 
@@ -108,6 +110,11 @@ export class Projection {
     await firstValueFrom(this.synced$.pipe(filter(Boolean), timeout(ms)));
   }
 
+  /** How far the first sync has come (`expected` is 0 until the watch's consumer has said how many entries it delivers). */
+  get syncProgress(): { readonly expected: number; readonly received: number; readonly done: boolean } {
+    return { ...this.firstSync, done: this.everSynced };
+  }
+
   stats(): ProjectionStats {
     return {
       what: this.store.spec.what,
@@ -124,6 +131,7 @@ export class Projection {
     switch (ev.type) {
       case "entry": {
         const { operation, key, revision, value } = ev.entry;
+        if (!this.everSynced) this.firstSync.received++;
         if (this.rebuilding) {
           this.rebuilding.apply(operation, key, revision, value);
           return;
@@ -158,7 +166,11 @@ export class Projection {
         // A snapshot's size is known before its first entry: the store takes room for it at once instead of
         // growing step by step (a resume's count may be mostly updates of keys it holds: no room is taken then).
         if (this.rebuilding) this.rebuilding.expect(ev.count);
-        else if (!this.everSynced) this.store.expect(ev.count);
+        else if (!this.everSynced) {
+          this.store.expect(ev.count);
+          // A first sync that started over counts from its new consumer.
+          this.firstSync = { expected: ev.count, received: 0 };
+        }
         return;
       case "resuming":
         this.log.info({ reason: ev.reason, fromRevision: ev.fromRevision }, "resuming the bucket's watch");

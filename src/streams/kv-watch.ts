@@ -19,11 +19,13 @@
  * a resume retries every couple of seconds instead of every five or more.
  */
 import { Observable } from "rxjs";
-import type { NatsConnection } from "@nats-io/nats-core";
-import { DeliverPolicy, jetstream, jetstreamManager, type JsMsg, type ConsumerMessages } from "@nats-io/jetstream";
+import { createInbox, nuid, type NatsConnection } from "@nats-io/nats-core";
+import { jetstream, jetstreamManager, type JsMsg, type ConsumerMessages } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
 import type { Operation } from "../projections/store.js";
 import { attemptTimeoutMs, isTimeout, retryWaitMs, warnsAt, RESUME_TIMEOUT_MS } from "./retry.js";
+import { consumerOptions, creationTimeoutMs, messagesCovered, planStart, sameStart, type StreamState, type WatchStart } from "./consumer-plan.js";
+import { CreationGate } from "./creation-gate.js";
 
 export interface RawEntry {
   readonly operation: Operation;
@@ -52,6 +54,22 @@ export interface WatchDeps {
   readonly log: Logger;
   /** The prefix of the watch's delivery inboxes (a user confined to its own inboxes needs it). */
   readonly inboxPrefix?: string;
+  /** The watches of one instance share a gate, so they create their consumers one at a time (a watch alone gets its own). */
+  readonly gate?: CreationGate;
+  /** Told of every consumer creation asked for, and how it ended (the instance's tally: /metrics, $SRV.STATS). */
+  readonly onCreation?: (event: CreationEvent) => void;
+}
+
+/** One request to create a watch's consumer. */
+export interface CreationEvent {
+  readonly bucket: string;
+  readonly outcome: "created" | "timed-out" | "failed";
+  /** This request asked again for a consumer whose creation had timed out (same name and configuration). */
+  readonly retry: boolean;
+  readonly ms: number;
+  /** The messages the consumer covers. */
+  readonly messages: number;
+  readonly deliver: "all" | "last_per_subject" | "start_sequence";
 }
 
 export interface WatchOptions {
@@ -77,6 +95,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
     const stream = `KV_${opts.bucket}`;
     const prefix = `$KV.${opts.bucket}.`;
     const baseRetry = opts.retryMs ?? 250;
+    const gate = deps.gate ?? new CreationGate();
     let stopped = false;
     let current: ConsumerMessages | undefined;
     let generation = 0;
@@ -92,6 +111,9 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       };
     };
 
+    /** A creation that timed out: asked again under the same name while the start it was for is still wanted. */
+    let unanswered: { start: WatchStart; namePrefix: string; deliverPrefix: string } | undefined;
+
     const start = async (reason: string): Promise<void> => {
       const gen = ++generation;
       const from = opts.fromRevision();
@@ -101,28 +123,60 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       old?.stop();
       const { js, jsm } = clients(attemptTimeoutMs({ reason, failures }));
       let step = "read the stream's state";
+      let leave: (() => void) | undefined;
       try {
         const si = await (await jsm).streams.info(stream);
-        const lastSeq = si.state.last_seq;
-        const historyGone = from > 0 && from < lastSeq && si.state.first_seq > from + 1;
-        if (historyGone) subscriber.next({ type: "rebuilding", fromRevision: from, firstSeq: si.state.first_seq });
+        const state: StreamState = {
+          messages: si.state.messages,
+          firstSeq: si.state.first_seq,
+          lastSeq: si.state.last_seq,
+          perKey: si.config.max_msgs_per_subject ?? -1,
+        };
+        const lastSeq = state.lastSeq;
+        const plan = planStart(from, state);
+        const covered = messagesCovered(plan, state);
+        step = "wait for this instance's other watches to create their consumers";
+        leave = await gate.enter(covered);
+        if (stopped || gen !== generation) {
+          leave();
+          return;
+        }
+        if (plan.kind === "snapshot" && plan.rebuild) subscriber.next({ type: "rebuilding", fromRevision: from, firstSeq: state.firstSeq });
         step = "create the watch's consumer";
-        const consumer = await js.consumers.getPushConsumer(stream, {
-          filter_subjects: `${prefix}>`,
-          ...(from > 0 && !historyGone
-            ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: from + 1 }
-            : { deliver_policy: DeliverPolicy.LastPerSubject }),
-        });
+        const retry = unanswered !== undefined && sameStart(unanswered.start, plan);
+        if (unanswered !== undefined && !retry) abandon(unanswered.namePrefix);
+        const names = retry ? unanswered! : { start: plan, namePrefix: `mp_${nuid.next()}`, deliverPrefix: createInbox(deps.inboxPrefix) };
+        unanswered = names;
+        const timeout = creationTimeoutMs(covered);
+        const t0 = Date.now();
+        const note = (outcome: CreationEvent["outcome"]): void =>
+          deps.onCreation?.({ bucket: opts.bucket, outcome, retry, ms: Date.now() - t0, messages: covered, deliver: plan.kind === "resume" ? "start_sequence" : plan.deliver });
+        let consumer;
+        try {
+          consumer = await jetstream(nc, { timeout }).consumers.getPushConsumer(stream, {
+            filter_subjects: `${prefix}>`,
+            name_prefix: names.namePrefix,
+            deliver_prefix: names.deliverPrefix,
+            ...consumerOptions(plan),
+          });
+        } catch (err) {
+          note(isTimeout(err) ? "timed-out" : "failed");
+          if (!isTimeout(err)) unanswered = undefined;
+          throw err;
+        }
+        unanswered = undefined;
+        note("created");
+        leave();
         if (stopped || gen !== generation) {
           await consumer.delete().catch(() => undefined);
           return;
         }
+        // The creation's answer carries the consumer's info: no second request for it.
         const pending = (await consumer.info(true)).num_pending;
         let synced = false;
         // The revision a "synced" carries is one the projection has applied, never a later one it was only told of:
-        // the projection takes it as its revision and ignores anything at or below it from then on (a 15-minute chaos
-        // run, seed 20261201, saw a reply at revision 4666 without writes acked at 4621-4666: the consumer had said
-        // "nothing pending" from a lagging view of the stream, and the snapshot's end was taken from stream info).
+        // the projection takes it as its revision and ignores anything at or below it from then on, so a consumer that
+        // says "nothing pending" from a lagging view of the stream must not move it past writes it has not delivered.
         const markSynced = (upTo: number): void => {
           if (synced || gen !== generation) return;
           synced = true;
@@ -131,7 +185,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         };
         caughtUp = markSynced;
         // Nothing to deliver: the projection is at `from`, or, for a stream that holds no message at all, at its end.
-        if (pending === 0) markSynced(si.state.messages === 0 ? lastSeq : Math.min(lastSeq, from));
+        if (pending === 0) markSynced(state.messages === 0 ? lastSeq : Math.min(lastSeq, from));
         else subscriber.next({ type: "pending", count: pending });
         step = "start consuming";
         const messages = await consumer.consume({
@@ -161,17 +215,33 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
           (err: unknown) => onEnded(gen, `the watch failed: ${(err as Error).message}`),
         );
       } catch (err) {
+        leave?.();
         if (stopped || gen !== generation) return;
         failures++;
         const wait = retryWaitMs(failures, isTimeout(err), baseRetry);
         log[warnsAt(failures) ? "warn" : "debug"](
-          { bucket: opts.bucket, step, err: (err as Error).message, failures, retryInMs: wait },
+          {
+            bucket: opts.bucket,
+            step,
+            err: (err as Error).message,
+            failures,
+            retryInMs: wait,
+            ...(unanswered !== undefined ? { consumer: `${unanswered.namePrefix}_1`, next: "ask again for the same consumer (the server answers with it once made)" } : {}),
+          },
           "cannot watch the bucket yet; retrying",
         );
         setTimeout(() => {
           if (!stopped && gen === generation) void start(`retry after: ${(err as Error).message}`);
         }, wait).unref();
       }
+    };
+
+    /** A consumer asked for and then given up on (the start it was for is no longer wanted): delete it if it was made. */
+    const abandon = (namePrefix: string): void => {
+      unanswered = undefined;
+      void jetstreamManager(nc, { timeout: RESUME_TIMEOUT_MS, checkAPI: false })
+        .then((m) => m.consumers.delete(stream, `${namePrefix}_1`))
+        .catch(() => undefined);
     };
 
     const onEnded = (gen: number, why: string, wait = baseRetry): void => {

@@ -47,3 +47,13 @@ export function warnsAt(failures: number): boolean {
 export function isTimeout(err: unknown): boolean {
   return /timeout/i.test(String((err as Error)?.message ?? err));
 }
+
+/**
+ * A failure that passes by itself: JetStream slow to answer (a timeout) or
+ * between leaders ("JetStream system temporarily unavailable", no leader).
+ * Waiting is the cure; a person need do nothing. A JetStream that is not
+ * enabled at all, a permission refused, a closed connection are not passing.
+ */
+export function isPassing(err: unknown): boolean {
+  return isTimeout(err) || /temporarily unavailable|no (stream |meta )?leader|leaderless/i.test(String((err as Error)?.message ?? err));
+}

@@ -1,0 +1,65 @@
+/**
+ * Which consumer a watch asks the server for, and how long it waits for it
+ * (pure).
+ *
+ * - A first snapshot (or a rebuild after the history to resume from is
+ *   gone) of a bucket that keeps one message per key delivers *all* the
+ *   stream's messages: each is its key's last write, so that is the same set
+ *   of entries as "last per subject", and the server creates it without
+ *   working out the last message of every subject. A bucket that keeps more
+ *   history per key asks for "last per subject".
+ * - A resume starts at the sequence after the last one applied.
+ * - Creating a consumer makes the server read the stream's state first, so
+ *   the wait is sized to the messages the consumer covers; a creation that
+ *   still times out is asked again under the same name and configuration,
+ *   which the server answers with the consumer it made (never a second one).
+ */
+import { DeliverPolicy } from "@nats-io/jetstream";
+
+export interface StreamState {
+  readonly messages: number;
+  readonly firstSeq: number;
+  readonly lastSeq: number;
+  /** The stream's `max_msgs_per_subject`: 1 for a history-1 bucket, -1 or 0 for no limit. */
+  readonly perKey: number;
+}
+
+export type WatchStart =
+  | { readonly kind: "snapshot"; readonly deliver: typeof DeliverPolicy.All | typeof DeliverPolicy.LastPerSubject; readonly rebuild: boolean }
+  | { readonly kind: "resume"; readonly startSeq: number };
+
+/** How a watch that has applied up to `from` (0: nothing) goes on over a stream in `state`. */
+export function planStart(from: number, state: StreamState): WatchStart {
+  const historyGone = from > 0 && from < state.lastSeq && state.firstSeq > from + 1;
+  if (from > 0 && !historyGone) return { kind: "resume", startSeq: from + 1 };
+  return { kind: "snapshot", deliver: state.perKey === 1 ? DeliverPolicy.All : DeliverPolicy.LastPerSubject, rebuild: historyGone };
+}
+
+/** The consumer options of a start, as nats.js's ordered push consumer takes them. */
+export function consumerOptions(start: WatchStart): { deliver_policy: DeliverPolicy; opt_start_seq?: number } {
+  return start.kind === "resume"
+    ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start.startSeq }
+    : { deliver_policy: start.deliver };
+}
+
+/** The least wait for a consumer's creation: what a small stream needs on a busy server. */
+export const CREATE_BASE_MS = 10_000;
+/** The wait added per message the consumer covers (a creation scans the stream's state). */
+export const CREATE_PER_MESSAGE_MS = 0.05;
+/** The most a creation is waited for before it is asked again (under the same name). */
+export const CREATE_MAX_MS = 120_000;
+
+/** How long to wait for the server to create a consumer that covers `messages` messages. */
+export function creationTimeoutMs(messages: number): number {
+  return Math.min(CREATE_MAX_MS, Math.round(CREATE_BASE_MS + Math.max(0, messages) * CREATE_PER_MESSAGE_MS));
+}
+
+/** The messages a start's consumer covers: what the server scans to create it, and what it will deliver. */
+export function messagesCovered(start: WatchStart, state: StreamState): number {
+  return start.kind === "resume" ? Math.max(0, state.lastSeq - start.startSeq + 1) : state.messages;
+}
+
+/** Two starts ask the server for the same consumer (so a retry may reuse the name of one that timed out). */
+export function sameStart(a: WatchStart, b: WatchStart): boolean {
+  return a.kind === "resume" ? b.kind === "resume" && a.startSeq === b.startSeq : b.kind === "snapshot" && a.deliver === b.deliver;
+}
