@@ -233,3 +233,22 @@ func (c *Client) List(ctx context.Context, r Request) iter.Seq2[Entry, error] {
 		}
 	}
 }
+
+// Page asks for one page: r as it is, with its Limit (or the client's page
+// size) and After. The next page is r with After set to the page's Next.
+func (c *Client) Page(ctx context.Context, r Request) (*Page, error) {
+	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	if c.pageSize > 0 && r.Limit == 0 {
+		r.Limit = c.pageSize
+	}
+	body, err := r.body()
+	if err == nil {
+		body, err = c.ask(ctx, body)
+	}
+	if err != nil {
+		return nil, err
+	}
+	return decodePage(r.what(), body)
+}

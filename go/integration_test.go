@@ -158,6 +158,15 @@ func TestGetAgainstTheService(t *testing.T) {
 		if !slices.Equal(listed, keys(one.Entries)) {
 			t.Fatalf("List gave %d keys, Get %d", len(listed), len(one.Entries))
 		}
+		// One page, then the next from its Next.
+		p1, err := paged.Page(ctx, Request{What: Needs, Node: "n1"})
+		if err != nil || len(p1.Entries) != 37 || !p1.HasNext {
+			t.Fatalf("one page: %v, %v", p1, err)
+		}
+		p2, err := paged.Page(ctx, Request{What: Needs, Node: "n1", After: p1.Next})
+		if err != nil || len(p2.Entries) != 37 || p2.Entries[0].EntryKey() != keys(one.Entries)[37] {
+			t.Fatalf("the next page: %v, %v", p2, err)
+		}
 		// Breaking out of a List stops it.
 		n := 0
 		for range paged.List(ctx, Request{What: Needs}) {

@@ -32,7 +32,7 @@ func benchOnly(t *testing.T) {
 func publishAll(t *testing.T, js jetstream.JetStream, bucket string, keys []string, value []byte, perSecond int) uint64 {
 	t.Helper()
 	var last uint64
-	pending := make([]jetstream.PubAckFuture, 0, 4096)
+	pending := make([]jetstream.PubAckFuture, 0, 1024)
 	drain := func() {
 		for _, f := range pending {
 			select {
