@@ -32,6 +32,10 @@ type Client struct {
 	onError     func(error)
 	// onEvent, when set (by tests), sees every feed message a watch receives.
 	onEvent func(subject string)
+	// feedPending is how many feed messages a watch's subscription holds
+	// before it drops (a slow consumer); feedBuffer how many wait for the
+	// watch's loop. Tests make them small.
+	feedPending, feedBuffer int
 }
 
 // Option configures a Client.
@@ -62,7 +66,7 @@ func WithErrorHandler(fn func(error)) Option { return func(c *Client) { c.onErro
 
 // NewClient is a client over nc.
 func NewClient(nc *nats.Conn, opts ...Option) *Client {
-	c := &Client{nc: nc, timeout: 10 * time.Second, seatCheck: 5 * time.Second}
+	c := &Client{nc: nc, timeout: 10 * time.Second, seatCheck: 5 * time.Second, feedPending: 1 << 20, feedBuffer: 1024}
 	for _, o := range opts {
 		o(c)
 	}

@@ -42,7 +42,7 @@ func (c *Client) Watch(ctx context.Context, r Request) (<-chan View, error) {
 		filters:  r.filters(),
 		state:    newViewState(),
 		out:      make(chan View, 1),
-		msgs:     make(chan *nats.Msg, 1024),
+		msgs:     make(chan *nats.Msg, c.feedBuffer),
 		results:  make(chan snapshotResult, 1),
 		retry:    make(chan int, 1),
 		seat:     make(chan []Instance, 1),
@@ -60,7 +60,7 @@ func (c *Client) Watch(ctx context.Context, r Request) (<-chan View, error) {
 			return nil, fmt.Errorf("mesh-provisioner: subscribe to %s: %w", subject, err)
 		}
 		// Generous limits: a burst is held, not dropped; a drop is seen by dropped().
-		_ = sub.SetPendingLimits(1<<20, 256<<20)
+		_ = sub.SetPendingLimits(c.feedPending, 256<<20)
 		w.subs = append(w.subs, sub)
 	}
 	// Subscribed first, then the snapshot: nothing written in between is missed.

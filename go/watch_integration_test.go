@@ -4,12 +4,14 @@ import (
 	"context"
 	"fmt"
 	"maps"
+	"slices"
 	"strings"
 	"sync"
 	"syscall"
 	"testing"
 	"time"
 
+	"github.com/nats-io/nats.go"
 	"github.com/nats-io/nats.go/jetstream"
 )
 
@@ -199,4 +201,47 @@ func (f *follower) unsyncedCount() int {
 	f.mu.Lock()
 	defer f.mu.Unlock()
 	return f.unsynced
+}
+
+// A watch that cannot keep up (its subscription drops events) takes a fresh
+// snapshot and ends equal to the bucket.
+func TestWatchAfterASlowConsumer(t *testing.T) {
+	srv := startNATS(t, "")
+	svc := startService(t, srv.URL)
+	nc := srv.connect(t, nats.ErrorHandler(func(*nats.Conn, *nats.Subscription, error) {}))
+	var mu sync.Mutex
+	var errs []string
+	c := NewClient(nc, WithSeatCheck(0), WithErrorHandler(func(err error) {
+		mu.Lock()
+		errs = append(errs, err.Error())
+		mu.Unlock()
+	}))
+	c.feedPending, c.feedBuffer = 4, 1
+	// The watch's loop stops at its first event until the burst is in the bucket.
+	release := make(chan struct{})
+	var once sync.Once
+	c.onEvent = func(string) { once.Do(func() { <-release }) }
+	waitHolder(t, c, svc)
+	needs := bucket(t, nc, Needs)
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	ch, err := c.Watch(ctx, Request{What: Needs, Node: "n1"})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := follow(ch)
+	f.equalsBucket(t, needs, "n1", "at the start")
+	js, _ := jetstream.New(nc)
+	keys := make([]string, 300)
+	for i := range keys {
+		keys[i] = fmt.Sprintf("n1.web.config.k%d", i)
+	}
+	publishAll(t, js, "mesh-provisioner_needs", keys, []byte("{}"), 0)
+	close(release)
+	f.equalsBucket(t, needs, "n1", "after events were dropped")
+	mu.Lock()
+	defer mu.Unlock()
+	if !slices.ContainsFunc(errs, func(e string) bool { return strings.Contains(e, "dropped") }) {
+		t.Fatalf("no drop was seen: %v", errs)
+	}
 }
