@@ -10,9 +10,12 @@
  *   history per key asks for "last per subject".
  * - A resume starts at the sequence after the last one applied.
  * - Creating a consumer makes the server read the stream's state first, so
- *   the wait is sized to the messages the consumer covers; a creation that
- *   still times out is asked again under the same name and configuration,
- *   which the server answers with the consumer it made (never a second one).
+ *   the wait is sized to the messages the consumer covers. On a single
+ *   server, a creation that still times out is asked again under the same
+ *   name and configuration, which the server answers with the consumer it
+ *   made (never a second one). Not in a cluster: there a creation lost in a
+ *   leader election can leave an assignment that never answers, so the
+ *   retry asks for a new consumer and the lost one is deleted.
  */
 import { DeliverPolicy } from "@nats-io/jetstream";
 
@@ -42,16 +45,18 @@ export function consumerOptions(start: WatchStart): { deliver_policy: DeliverPol
     : { deliver_policy: start.deliver };
 }
 
-/** The least wait for a consumer's creation: what a small stream needs on a busy server. */
-export const CREATE_BASE_MS = 10_000;
 /** The wait added per message the consumer covers (a creation scans the stream's state). */
 export const CREATE_PER_MESSAGE_MS = 0.05;
-/** The most a creation is waited for before it is asked again (under the same name). */
+/** The most a creation is waited for before it is asked again. */
 export const CREATE_MAX_MS = 120_000;
 
-/** How long to wait for the server to create a consumer that covers `messages` messages. */
-export function creationTimeoutMs(messages: number): number {
-  return Math.min(CREATE_MAX_MS, Math.round(CREATE_BASE_MS + Math.max(0, messages) * CREATE_PER_MESSAGE_MS));
+/**
+ * How long to wait for the server to create a consumer that covers
+ * `messages` messages: the try's usual wait for a JetStream answer (short
+ * while a resume may meet a leader election), plus the time to scan them.
+ */
+export function creationTimeoutMs(messages: number, baseMs: number): number {
+  return Math.min(CREATE_MAX_MS, Math.round(baseMs + Math.max(0, messages) * CREATE_PER_MESSAGE_MS));
 }
 
 /** The messages a start's consumer covers: what the server scans to create it, and what it will deliver. */
@@ -59,7 +64,7 @@ export function messagesCovered(start: WatchStart, state: StreamState): number {
   return start.kind === "resume" ? Math.max(0, state.lastSeq - start.startSeq + 1) : state.messages;
 }
 
-/** Two starts ask the server for the same consumer (so a retry may reuse the name of one that timed out). */
+/** Two starts ask the server for the same consumer (so a retry on a single server may reuse the name of one that timed out). */
 export function sameStart(a: WatchStart, b: WatchStart): boolean {
   return a.kind === "resume" ? b.kind === "resume" && a.startSeq === b.startSeq : b.kind === "snapshot" && a.deliver === b.deliver;
 }

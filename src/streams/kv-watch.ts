@@ -87,15 +87,13 @@ const OPERATION_HEADER = "KV-Operation";
 export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<WatchEvent> {
   return new Observable<WatchEvent>((subscriber) => {
     const { nc, log } = deps;
-    const clients = (timeout: number) => ({
-      js: jetstream(nc, { timeout, ...(deps.inboxPrefix ? { watcherPrefix: deps.inboxPrefix } : {}) }),
-      jsm: jetstreamManager(nc, { timeout, checkAPI: false }),
-    });
     const probe = jetstreamManager(nc, { timeout: RESUME_TIMEOUT_MS, checkAPI: false });
     const stream = `KV_${opts.bucket}`;
     const prefix = `$KV.${opts.bucket}.`;
     const baseRetry = opts.retryMs ?? 250;
     const gate = deps.gate ?? new CreationGate();
+    // Deliveries come under the watch's prefix, else the connection's (as nats.js's own watches do).
+    const deliveryPrefix = deps.inboxPrefix ?? (nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix;
     let stopped = false;
     let current: ConsumerMessages | undefined;
     let generation = 0;
@@ -121,7 +119,8 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       const old = current;
       current = undefined;
       old?.stop();
-      const { js, jsm } = clients(attemptTimeoutMs({ reason, failures }));
+      const jsTimeout = attemptTimeoutMs({ reason, failures });
+      const jsm = jetstreamManager(nc, { timeout: jsTimeout, checkAPI: false });
       let step = "read the stream's state";
       let leave: (() => void) | undefined;
       try {
@@ -135,19 +134,24 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         const lastSeq = state.lastSeq;
         const plan = planStart(from, state);
         const covered = messagesCovered(plan, state);
-        step = "wait for this instance's other watches to create their consumers";
-        leave = await gate.enter(covered);
-        if (stopped || gen !== generation) {
-          leave();
-          return;
+        // A snapshot's consumer is the expensive kind (see creation-gate.ts); a resume covers only what was missed.
+        if (plan.kind === "snapshot") {
+          step = "wait for this instance's other watches to create their consumers";
+          leave = await gate.enter(covered);
+          if (stopped || gen !== generation) {
+            leave();
+            return;
+          }
         }
         if (plan.kind === "snapshot" && plan.rebuild) subscriber.next({ type: "rebuilding", fromRevision: from, firstSeq: state.firstSeq });
         step = "create the watch's consumer";
-        const retry = unanswered !== undefined && sameStart(unanswered.start, plan);
+        const retry = unanswered !== undefined && sameStart(unanswered.start, plan) && si.cluster === undefined;
         if (unanswered !== undefined && !retry) abandon(unanswered.namePrefix);
-        const names = retry ? unanswered! : { start: plan, namePrefix: `mp_${nuid.next()}`, deliverPrefix: createInbox(deps.inboxPrefix) };
+        const names = retry ? unanswered! : { start: plan, namePrefix: `mp_${nuid.next()}`, deliverPrefix: createInbox(deliveryPrefix) };
         unanswered = names;
-        const timeout = creationTimeoutMs(covered);
+        // A resume keeps the retry's short timeouts (during a leader election every try costs its whole timeout);
+        // a snapshot's creation scans the stream first.
+        const timeout = plan.kind === "snapshot" ? creationTimeoutMs(covered, jsTimeout) : jsTimeout;
         const t0 = Date.now();
         const note = (outcome: CreationEvent["outcome"]): void =>
           deps.onCreation?.({ bucket: opts.bucket, outcome, retry, ms: Date.now() - t0, messages: covered, deliver: plan.kind === "resume" ? "start_sequence" : plan.deliver });
@@ -166,7 +170,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         }
         unanswered = undefined;
         note("created");
-        leave();
+        leave?.();
         if (stopped || gen !== generation) {
           await consumer.delete().catch(() => undefined);
           return;
