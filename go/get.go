@@ -6,6 +6,7 @@ import (
 	"encoding/json"
 	"fmt"
 	"iter"
+	"runtime"
 	"strconv"
 )
 
@@ -163,21 +164,30 @@ func scanNext(data []byte) (string, bool, bool) {
 	return "", false, false
 }
 
-// pages decodes the fetched pages in order, checking each against its scan.
+// pages decodes the fetched pages, each in a goroutine of its own (a few at
+// a time: decoding costs about what fetching does, and a second core takes
+// it), and yields them in order, each checked against its scan.
 func (c *Client) pages(ctx context.Context, r Request) iter.Seq2[*Page, error] {
 	return func(yield func(*Page, error) bool) {
 		ctx, cancel := context.WithCancel(ctx)
 		defer cancel()
-		for raw := range c.fetch(ctx, r) {
-			if raw.err != nil {
-				yield(nil, raw.err)
-				return
+		what := r.what()
+		queue := make(chan chan decoded, runtime.GOMAXPROCS(0))
+		go func() {
+			defer close(queue)
+			for raw := range c.fetch(ctx, r) {
+				done := make(chan decoded, 1)
+				select {
+				case queue <- done:
+				case <-ctx.Done():
+					return
+				}
+				go func() { done <- decodeRaw(what, raw) }()
 			}
-			p, err := decodePage(r.what(), raw.data)
-			if err == nil && (p.Revision != raw.revision || p.HasNext != raw.hasNext || p.Next != raw.next) {
-				err = fmt.Errorf("mesh-provisioner: a page's head or tail read %d/%q, its whole %d/%q", raw.revision, raw.next, p.Revision, p.Next)
-			}
-			if !yield(p, err) || err != nil {
+		}()
+		for done := range queue {
+			d := <-done
+			if !yield(d.page, d.err) || d.err != nil {
 				return
 			}
 		}
@@ -185,6 +195,22 @@ func (c *Client) pages(ctx context.Context, r Request) iter.Seq2[*Page, error] {
 			yield(nil, fmt.Errorf("mesh-provisioner: %w", err))
 		}
 	}
+}
+
+type decoded struct {
+	page *Page
+	err  error
+}
+
+func decodeRaw(what What, raw rawPage) decoded {
+	if raw.err != nil {
+		return decoded{err: raw.err}
+	}
+	p, err := decodePage(what, raw.data)
+	if err == nil && (p.Revision != raw.revision || p.HasNext != raw.hasNext || p.Next != raw.next) {
+		err = fmt.Errorf("mesh-provisioner: a page's head or tail read %d/%q, its whole %d/%q", raw.revision, raw.next, p.Revision, p.Next)
+	}
+	return decoded{page: p, err: err}
 }
 
 // Get asks for r and merges every page: the entries and the keys out of shape
