@@ -9,6 +9,7 @@ import type { SyncResults } from "./sync.js";
 import type { ThroughputRounds } from "./throughput-phase.js";
 import type { TwoInstances } from "./two-instances.js";
 import type { VerbTally } from "./verb-tally.js";
+import type { StartupResult } from "./startup.js";
 
 export interface Measured {
   sync: SyncResults;
@@ -27,6 +28,8 @@ export interface Measured {
   /** Undefined with --burst 0. */
   burst: BurstResult | undefined;
   twoInstances: TwoInstances;
+  /** Undefined with --startup-rate 0. */
+  startup: StartupResult | undefined;
   answerBytes: number;
   putRate: number;
 }

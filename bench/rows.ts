@@ -10,6 +10,7 @@ import { numbers, pooled, ratio, thousands, type Measured } from "./measured.js"
 import { row, type Row } from "./report.js";
 import { contextRows } from "./rows-context.js";
 import { gcPauseRow } from "./rows-gc.js";
+import { startupRows } from "./rows-startup.js";
 
 /** A row judged on service / baseline. */
 function ratioRow(metric: string, unit: string, service: number, baseline: number, target: string, kind: "atMost" | "atLeast", limit: number): Row {
@@ -97,5 +98,5 @@ function heldRows(m: Measured): Row[] {
 }
 
 export function buildRows(m: Measured): Row[] {
-  return [...issue11Rows(m), ...heldRows(m), ...contextRows(m)];
+  return [...issue11Rows(m), ...heldRows(m), ...(m.startup ? startupRows(m.startup) : []), ...contextRows(m)];
 }

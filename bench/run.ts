@@ -14,13 +14,17 @@
  *          --trace-gc (the service runs with node's --trace-gc; its garbage
  *            collections in each put -> visible round and in the burst are
  *            counted, with the longest pause)
+ *          --startup-rate W (the nodes' writes per second during the start-up
+ *            phase, default 500; 0 skips it)
+ *          --only-startup (load, then the start-up phase alone)
  *
  * It starts a private nats-server, loads N needs, then runs the service and
  * the anchors (bare watch, echo of the same size, keys + gets, bare
  * watch+reply) as separate processes, prints a table of medians and ratios
  * and writes it all as JSON. The phases, in order: first sync and memory;
  * latency and throughput against the echo, cached and uncached; two
- * instances against one; keys + gets; put -> visible; the burst of new keys.
+ * instances against one; keys + gets; put -> visible; the burst of new keys;
+ * start-up while the nodes write (one instance, then three at once).
  */
 import { join } from "node:path";
 import { loadavg } from "node:os";
@@ -42,6 +46,8 @@ import { buildRows } from "./rows.js";
 import { syncRuns } from "./sync.js";
 import { cachedThroughput, uncachedThroughput } from "./throughput-phase.js";
 import { twoInstances } from "./two-instances.js";
+import { startupPhase, type StartupResult } from "./startup.js";
+import { startupRows } from "./rows-startup.js";
 import { tallySince, verbTally } from "./verb-tally.js";
 
 interface Flags {
@@ -55,15 +61,19 @@ interface Flags {
   putRate: number;
   /** New keys in the burst phase; undefined: the default for the size. */
   burst: number | undefined;
+  /** The nodes' writes per second in the start-up phase (0 skips it). */
+  startupRate: number;
+  onlyStartup: boolean;
 }
 
-const USAGE = "usage: npm run bench -- [--keys N] [--runs R] [--out FILE] [--quick] [--cpu-prof] [--put-rate P] [--burst N] [--trace-gc] [--service-node-flags F]";
+const USAGE =
+  "usage: npm run bench -- [--keys N] [--runs R] [--out FILE] [--quick] [--cpu-prof] [--put-rate P] [--burst N] [--trace-gc] [--service-node-flags F] [--startup-rate W] [--only-startup]";
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 
 class UsageError extends Error {}
 
 function parseFlags(argv: readonly string[]): Flags {
-  const f: Flags = { keys: 100_000, runs: 3, out: join(ROOT, "bench-results", `${stamp}.json`), quick: false, cpuProf: false, traceGc: false, serviceNodeFlags: [], putRate: 1000, burst: undefined };
+  const f: Flags = { keys: 100_000, runs: 3, out: join(ROOT, "bench-results", `${stamp}.json`), quick: false, cpuProf: false, traceGc: false, serviceNodeFlags: [], putRate: 1000, burst: undefined, startupRate: 500, onlyStartup: false };
   let keysSet = false;
   let runsSet = false;
   const intArg = (name: string, v: string | undefined, min: number, max: number): number => {
@@ -78,6 +88,8 @@ function parseFlags(argv: readonly string[]): Flags {
     else if (a === "--runs") (f.runs = intArg(a, argv[++i], 1, 20)), (runsSet = true);
     else if (a === "--put-rate") f.putRate = intArg(a, argv[++i], 1, 20_000);
     else if (a === "--burst") f.burst = intArg(a, argv[++i], 0, 5_000_000);
+    else if (a === "--startup-rate") f.startupRate = intArg(a, argv[++i], 0, 5_000);
+    else if (a === "--only-startup") f.onlyStartup = true;
     else if (a === "--out") f.out = argv[++i] ?? "";
     else if (a === "--quick") f.quick = true;
     else if (a === "--cpu-prof") f.cpuProf = true;
@@ -125,9 +137,19 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
   const load = await loadNeeds(kv, flags.keys, 256, 60_000 + flags.keys * 2);
   log(`loaded ${load.keys} keys in ${(load.ms / 1000).toFixed(1)} s (${load.putsPerSecond}/s, values ~${load.valueBytes} B)`);
 
+  const syncTimeoutMs = 60_000 + flags.keys / 2;
+  const startup = (): Promise<StartupResult> =>
+    startupPhase({ nc, kv, serverUrl: server.url, keys: flags.keys, rate: flags.startupRate, timeoutMs: syncTimeoutMs * 3, serviceFlags: flags.serviceNodeFlags, log });
+  if (flags.onlyStartup) {
+    const rows = startupRows(await startup());
+    process.stdout.write(`\n${machineLines(m, flags.keys, flags.runs)}\n\n${markdownTable(rows)}\n\n`);
+    writeJson(flags.out, { machine: m, config: flags, load, rows, phases });
+    log(`results written to ${flags.out}`);
+    return;
+  }
+
   const profDir = join(ROOT, "bench-results", `prof-${stamp}`);
   const profFlags = flags.cpuProf ? ["--cpu-prof", `--cpu-prof-dir=${profDir}`] : [];
-  const syncTimeoutMs = 60_000 + flags.keys / 2;
   log(`first sync and memory, ${flags.runs} run(s): bare watch and service one after the other`);
   const serviceFlags = [...profFlags, ...flags.serviceNodeFlags, ...(flags.traceGc ? ["--trace-gc"] : [])];
   const sync = await syncRuns(server.url, flags.runs, { timeoutMs: syncTimeoutMs, serviceFlags, bareFlags: profFlags, log });
@@ -189,6 +211,7 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
   await echo.stop();
 
   await sync.service$.stop();
+  const started = flags.startupRate > 0 ? await startup() : undefined;
   m.loadAvgAtEnd = loadavg().map((x) => round(x, 2));
   const loads = phases.map((p) => p.load1);
   m.load1During = [Math.min(...loads), Math.max(...loads)];
@@ -202,6 +225,7 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
     gcPerRound: flags.traceGc ? gcPerRound : undefined,
     burst,
     twoInstances: two,
+    startup: started,
     answerBytes,
     putRate: phase.putRate,
   };
