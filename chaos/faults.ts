@@ -118,6 +118,20 @@ export class Injector {
         if (!slot.alive) slot.spawn();
         return;
       }
+      case "restart-all": {
+        const slots = instances.slots.filter((s) => s.alive);
+        if (slots.length === 0) return void (rec.skipped = "no instance is running");
+        rec.target = slots.map((s) => s.name).join(", ");
+        await Promise.all(slots.map((s) => s.kill(`fault ${f.id}`)));
+        await sleep(f.durationMs);
+        await waitFor(() => (instances.slots.some((s) => s.isCut) ? undefined : true), 60_000);
+        const startedAt = history.now();
+        for (const s of instances.slots) if (!s.alive) s.spawn();
+        void waitFor(() => (instances.allReady() ? true : undefined), 120_000).then((ok) => {
+          rec.detail = { ...rec.detail, allReadyMs: ok ? history.now() - startedAt : null };
+        });
+        return;
+      }
       case "pause-instance": {
         const slot = instances.bySlot(f.slot!);
         const p = slot.proc;

@@ -12,6 +12,9 @@
  * the run meaningful: at most two of the three `serve` instances disrupted at
  * once, one fault per instance at a time, and one nats-server down at a time
  * (with three replicas, losing two would only measure a stalled cluster).
+ * The one exception is `restart-all`, a whole deployment killed and started
+ * again at once (a rollout, a host reboot): it waits until no other fault
+ * disrupts an instance, and none starts until it is over.
  * Every fault is over some seconds before the run ends, for the quiet period.
  */
 import { Rng } from "./rng.js";
@@ -25,7 +28,8 @@ export type FaultKind =
   | "out-of-shape-burst"
   | "malformed-burst"
   | "registry-drift"
-  | "flood";
+  | "flood"
+  | "restart-all";
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   "kill-holder",
@@ -37,6 +41,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "malformed-burst",
   "registry-drift",
   "flood",
+  "restart-all",
 ];
 
 /** The buckets a stream-leader kill or a consumer deletion aims at (the seat's too). */
@@ -96,7 +101,7 @@ const EXTRA_WEIGHTS: readonly (readonly [FaultKind, number])[] = [
   ["registry-drift", 2],
 ];
 
-const disrupts = (k: FaultKind): boolean => k === "kill-holder" || k === "pause-instance" || k === "cut-connection";
+const disrupts = (k: FaultKind): boolean => k === "kill-holder" || k === "pause-instance" || k === "cut-connection" || k === "restart-all";
 
 interface Draft {
   kind: FaultKind;
@@ -113,6 +118,8 @@ function durationOf(kind: FaultKind, rng: Rng, ttlMs: number): number {
       return Math.round(rng.between(0.5 * ttlMs, 3 * ttlMs)); // shorter and longer than the ttl
     case "kill-stream-leader":
       return Math.round(rng.between(2_000, 8_000)); // until the server is started again
+    case "restart-all":
+      return Math.round(rng.between(500, 3_000)); // every instance down, then all started at once
     default:
       return 0;
   }
@@ -149,11 +156,14 @@ export function planFaults(opts: PlanOptions): PlannedFault[] {
     if (disrupts(d.kind)) {
       const busyAt = (t: number): { from: number; to: number }[] => disruptions.filter((x) => x.from <= t && t < x.to);
       const freeSlots = (t: number): number[] => slotBusyUntil.flatMap((u, i) => (u <= t ? [i] : []));
-      const needsSlot = d.kind !== "kill-holder";
-      // Wait (within the run) for a moment with room for one more disruption, and a free slot when it needs one.
+      const all = d.kind === "restart-all";
+      const needsSlot = d.kind !== "kill-holder" && !all;
+      // Wait (within the run) for a moment with room for one more disruption, and a free slot when it needs one;
+      // a restart of every instance waits for a moment with no disruption and every slot free.
       while (at <= lastStart) {
         const busy = busyAt(at);
-        if (busy.length >= MAX_DISRUPTED) at = Math.min(...busy.map((x) => x.to));
+        if (busy.length >= (all ? 1 : MAX_DISRUPTED)) at = Math.min(...busy.map((x) => x.to));
+        else if (all && freeSlots(at).length < opts.slots) at = Math.max(...slotBusyUntil);
         else if (needsSlot && freeSlots(at).length === 0) at = Math.min(...slotBusyUntil);
         else break;
       }
@@ -163,8 +173,10 @@ export function planFaults(opts: PlanOptions): PlannedFault[] {
         extra.slot = free[Math.floor(pick * free.length)]!;
       }
       durationMs = Math.min(durationMs, healedBy - at);
-      if (extra.slot !== undefined) slotBusyUntil[extra.slot] = at + durationMs + 500;
-      disruptions.push({ from: at, to: at + durationMs + 500 });
+      const until = at + durationMs + (all ? 5_000 : 500); // after a restart of all, time for them to sync again
+      if (extra.slot !== undefined) slotBusyUntil[extra.slot] = until;
+      if (all) slotBusyUntil.fill(until);
+      for (let k = 0; k < (all ? MAX_DISRUPTED : 1); k++) disruptions.push({ from: at, to: until });
     } else if (d.kind === "kill-stream-leader") {
       if (at < serverBusyUntil) at = serverBusyUntil;
       if (at > lastStart) continue;
