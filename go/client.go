@@ -32,6 +32,8 @@ type Client struct {
 	onError     func(error)
 	// onEvent, when set (by tests), sees every feed message a watch receives.
 	onEvent func(subject string)
+	// onTake, when set (by tests), sees each snapshot a watch starts, and why.
+	onTake func(why string)
 	// feedPending is how many feed messages a watch's subscription holds
 	// before it drops (a slow consumer); feedBuffer how many wait for the
 	// watch's loop. Tests make them small.

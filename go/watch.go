@@ -128,7 +128,7 @@ func (w *watch) run(ctx context.Context) {
 		defer t.Stop()
 		seatTick = t.C
 	}
-	w.take(ctx, 0)
+	w.take(ctx, 0, "start")
 	for {
 		select {
 		case <-ctx.Done():
@@ -137,11 +137,11 @@ func (w *watch) run(ctx context.Context) {
 			w.onMessage(ctx, m)
 		case <-w.statuses:
 			// Reconnected: whatever was published while away is lost.
-			w.take(ctx, 0)
+			w.take(ctx, 0, "reconnect")
 		case res := <-w.results:
 			w.onSnapshot(ctx, res)
 		case attempt := <-w.retry:
-			w.take(ctx, attempt)
+			w.take(ctx, attempt, "retry")
 		case list := <-w.seat:
 			w.onSeat(ctx, list)
 		case <-seatTick:
@@ -178,7 +178,7 @@ func (w *watch) onMessage(ctx context.Context, m *nats.Msg) {
 	if err != nil {
 		// A bad event costs a fresh snapshot.
 		w.report(err)
-		w.take(ctx, 0)
+		w.take(ctx, 0, "bad event")
 		return
 	}
 	if ev.What != w.what || !covers(w.what, w.filters, ev) {
@@ -201,7 +201,7 @@ func (w *watch) checkDropped(ctx context.Context) {
 	if total > w.dropped {
 		w.dropped = total
 		w.report(fmt.Errorf("mesh-provisioner: the feed subscription dropped events (a slow consumer); taking a fresh snapshot"))
-		w.take(ctx, 0)
+		w.take(ctx, 0, "dropped")
 	}
 }
 
@@ -223,15 +223,18 @@ func (w *watch) onSeat(ctx context.Context, list []Instance) {
 	w.holder, w.holderKnown = h, true
 	switch {
 	case changed && h != "":
-		w.take(ctx, 0)
+		w.take(ctx, 0, "seat")
 	case changed:
 		w.state.beginSnapshot()
 		w.dirty = true
 	}
 }
 
-// take starts a snapshot; a newer one supersedes any in flight.
-func (w *watch) take(ctx context.Context, attempt int) {
+// take starts a snapshot (why: for tests); a newer one supersedes any in flight.
+func (w *watch) take(ctx context.Context, attempt int, why string) {
+	if w.c.onTake != nil {
+		w.c.onTake(why)
+	}
 	w.generation++
 	gen := w.generation
 	if w.state.synced {
