@@ -82,13 +82,29 @@ type RegistryEntry struct {
 	ValueBytes    int             `json:"valueBytes,omitempty"`
 }
 
-func (e *NeedsEntry) EntryKey() string         { return e.Key }
-func (e *NeedsEntry) EntryRevision() uint64    { return e.Revision }
-func (e *AppliedEntry) EntryKey() string       { return e.Key }
-func (e *AppliedEntry) EntryRevision() uint64  { return e.Revision }
-func (e *CollectEntry) EntryKey() string       { return e.Key }
-func (e *CollectEntry) EntryRevision() uint64  { return e.Revision }
-func (e *RegistryEntry) EntryKey() string      { return e.Kind }
+// EntryKey is the need's key in the needs bucket.
+func (e *NeedsEntry) EntryKey() string { return e.Key }
+
+// EntryRevision is the revision of the write that put the need.
+func (e *NeedsEntry) EntryRevision() uint64 { return e.Revision }
+
+// EntryKey is the key in the applied bucket.
+func (e *AppliedEntry) EntryKey() string { return e.Key }
+
+// EntryRevision is the revision of the write that put it.
+func (e *AppliedEntry) EntryRevision() uint64 { return e.Revision }
+
+// EntryKey is the item's key in the collect bucket (its collection =hex escaped).
+func (e *CollectEntry) EntryKey() string { return e.Key }
+
+// EntryRevision is the revision of the write that put the item.
+func (e *CollectEntry) EntryRevision() uint64 { return e.Revision }
+
+// EntryKey is the kind: the entry's key in the registry bucket (KeyShape is
+// the shape of the keys its domain answers with, not a key of this bucket).
+func (e *RegistryEntry) EntryKey() string { return e.Kind }
+
+// EntryRevision is the revision of the write that put the kind's value.
 func (e *RegistryEntry) EntryRevision() uint64 { return e.Revision }
 
 // field is an entry's field by its protocol name ("" and false when it has none),

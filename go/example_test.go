@@ -1,0 +1,65 @@
+package provisioner_test
+
+import (
+	"context"
+	"errors"
+	"fmt"
+	"log"
+
+	"github.com/nats-io/nats.go"
+
+	provisioner "github.com/mesh-provisioner/mesh-provisioner/go"
+)
+
+// A node's client: its needs, every page merged, under its grant's inbox prefix.
+func ExampleClient_Get() {
+	nc, err := nats.Connect(nats.DefaultURL, nats.CustomInboxPrefix(provisioner.NodeInboxPrefix("n1")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer nc.Close()
+	c := provisioner.NewClient(nc)
+	a, err := c.Get(context.Background(), provisioner.Request{What: provisioner.Needs, Node: "n1"})
+	var ve *provisioner.VerbError
+	if errors.As(err, &ve) && ve.Retryable() {
+		return // 503, 504 or 500: ask again in a moment
+	} else if err != nil {
+		log.Fatal(err)
+	}
+	for _, e := range a.Entries {
+		if need := e.(*provisioner.NeedsEntry); !need.IsAnswered() {
+			fmt.Printf("no domain answers %s: %s\n", need.Kind, need.Key)
+		}
+	}
+}
+
+// A live view of one node's needs, kept from the feed.
+func ExampleClient_Watch() {
+	nc, err := nats.Connect(nats.DefaultURL, nats.CustomInboxPrefix(provisioner.NodeInboxPrefix("n1")))
+	if err != nil {
+		log.Fatal(err)
+	}
+	defer nc.Close()
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	views, err := provisioner.NewClient(nc).Watch(ctx, provisioner.Request{What: provisioner.Needs, Node: "n1"})
+	if err != nil {
+		log.Fatal(err)
+	}
+	for v := range views { // closed when ctx ends
+		if v.Synced {
+			fmt.Println(v.Revision, len(v.Entries), len(v.OutOfShape))
+		}
+	}
+}
+
+// Keys a node writes, every token checked.
+func ExampleCollectKey() {
+	key, err := provisioner.CollectKey("n1", "shell:zsh:normal", "web")
+	fmt.Println(key, err)
+	_, err = provisioner.NeedsKey("n1", "web.api", "config", "port")
+	fmt.Println(err)
+	// Output:
+	// n1.shell=3Azsh=3Anormal.web <nil>
+	// module "web.api" cannot be a key token: token "web.api" has characters outside A-Z a-z 0-9 - _ / =
+}
