@@ -213,11 +213,17 @@ func decodePage(what What, data []byte) (*Page, error) {
 	)
 	switch what {
 	case Needs:
-		p, err = decodeTyped[NeedsEntry](data)
+		if p, err = fastPage(data, (*scanner).needs); err != nil {
+			p, err = decodeTyped[NeedsEntry](data)
+		}
 	case Applied:
-		p, err = decodeTyped[AppliedEntry](data)
+		if p, err = fastPage(data, (*scanner).applied); err != nil {
+			p, err = decodeTyped[AppliedEntry](data)
+		}
 	case Collect:
-		p, err = decodeTyped[CollectEntry](data)
+		if p, err = fastPage(data, (*scanner).collect); err != nil {
+			p, err = decodeTyped[CollectEntry](data)
+		}
 	default:
 		p, err = decodeTyped[RegistryEntry](data)
 	}
