@@ -54,6 +54,7 @@ export function resultsJson(r: ResultsInput): Record<string, unknown> {
     serviceGcPerPutRound: m.gcPerRound,
     putVisible: { service: putJson(m.putVisible.service), bare: putJson(m.putVisible.bare) },
     burst: m.burst,
+    startup: m.startup,
     rows: r.rows,
     table: r.table,
     phases: r.phases,

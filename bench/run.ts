@@ -139,11 +139,12 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
 
   const syncTimeoutMs = 60_000 + flags.keys / 2;
   const startup = (): Promise<StartupResult> =>
-    startupPhase({ nc, kv, serverUrl: server.url, keys: flags.keys, rate: flags.startupRate, timeoutMs: syncTimeoutMs * 3, serviceFlags: flags.serviceNodeFlags, log });
+    startupPhase({ nc, serverUrl: server.url, keys: flags.keys, rate: flags.startupRate, timeoutMs: syncTimeoutMs * 3, serviceFlags: flags.serviceNodeFlags, log });
   if (flags.onlyStartup) {
-    const rows = startupRows(await startup());
+    const started = await startup();
+    const rows = startupRows(started);
     process.stdout.write(`\n${machineLines(m, flags.keys, flags.runs)}\n\n${markdownTable(rows)}\n\n`);
-    writeJson(flags.out, { machine: m, config: flags, load, rows, phases });
+    writeJson(flags.out, { machine: m, config: flags, load, startup: started, rows, phases });
     log(`results written to ${flags.out}`);
     return;
   }

@@ -19,14 +19,14 @@
  * consumer creations (asked, retried, timed out) come from its `$SRV.STATS`.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import type { KV } from "@nats-io/kv";
-import { jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Svcm } from "@nats-io/services";
 import { SERVICE_NAME, VERB_SUBJECT } from "../src/verb/service.js";
 import type { CreationCounts } from "../src/streams/creation-tally.js";
 import { startWriter, type WriterResult } from "./background-writer.js";
 import { logTime, MEASURED_NODE_FLAGS, spawnAnchor, spawnService, SYNCED_MSG, type Child } from "./children.js";
-import { nodeCount, NEEDS_STREAM, sleep } from "./common.js";
+import { ANCHOR_JS_TIMEOUT_MS, nodeCount, NEEDS_BUCKET, NEEDS_STREAM, sleep } from "./common.js";
 import { jsonBody } from "./measure.js";
 
 const CHECK_ASKS = 60;
@@ -59,7 +59,6 @@ export interface StartupResult {
 
 export interface StartupOptions {
   readonly nc: NatsConnection;
-  readonly kv: KV;
   readonly serverUrl: string;
   readonly keys: number;
   readonly rate: number;
@@ -103,7 +102,9 @@ async function syncedIn(child: Child, timeoutMs: number): Promise<number> {
 }
 
 /** The witness nodes' needs as the bucket holds them: key -> JSON value text. */
-async function truthOf(kv: KV, nodes: readonly string[]): Promise<Map<string, Map<string, string>>> {
+async function truthOf(nc: NatsConnection, nodes: readonly string[]): Promise<Map<string, Map<string, string>>> {
+  // keys() creates a consumer on the whole stream: on 2.9 at 1M keys that takes seconds, past the default 5 s.
+  const kv = await new Kvm(jetstream(nc, { timeout: ANCHOR_JS_TIMEOUT_MS })).open(NEEDS_BUCKET);
   const out = new Map<string, Map<string, string>>();
   for (const n of nodes) {
     const m = new Map<string, string>();
@@ -141,7 +142,7 @@ export async function startupPhase(o: StartupOptions): Promise<StartupResult> {
   o.log(`start-up: one instance answering after ${oneMs} ms; needs consumer ${JSON.stringify(one.needs)}`);
 
   o.log("start-up: three instances at once");
-  const truth = await truthOf(o.kv, witnesses);
+  const truth = await truthOf(o.nc, witnesses);
   w = await writing();
   const jsm = await jetstreamManager(o.nc);
   const revisionBefore = (await jsm.streams.info(NEEDS_STREAM)).state.last_seq;

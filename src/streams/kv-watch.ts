@@ -110,7 +110,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
     };
 
     /** A creation that timed out: asked again under the same name while the start it was for is still wanted. */
-    let unanswered: { start: WatchStart; namePrefix: string; deliverPrefix: string } | undefined;
+    let unanswered: { start: WatchStart; namePrefix: string; deliverPrefix: string; reusable: boolean } | undefined;
 
     const start = async (reason: string): Promise<void> => {
       const gen = ++generation;
@@ -145,9 +145,11 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         }
         if (plan.kind === "snapshot" && plan.rebuild) subscriber.next({ type: "rebuilding", fromRevision: from, firstSeq: state.firstSeq });
         step = "create the watch's consumer";
-        const retry = unanswered !== undefined && sameStart(unanswered.start, plan) && si.cluster === undefined;
+        const retry = unanswered !== undefined && unanswered.reusable && sameStart(unanswered.start, plan);
         if (unanswered !== undefined && !retry) abandon(unanswered.namePrefix);
-        const names = retry ? unanswered! : { start: plan, namePrefix: `mp_${nuid.next()}`, deliverPrefix: createInbox(deliveryPrefix) };
+        const names = retry
+          ? unanswered!
+          : { start: plan, namePrefix: `mp_${nuid.next()}`, deliverPrefix: createInbox(deliveryPrefix), reusable: si.cluster === undefined };
         unanswered = names;
         // A resume keeps the retry's short timeouts (during a leader election every try costs its whole timeout);
         // a snapshot's creation scans the stream first.
@@ -230,7 +232,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
             err: (err as Error).message,
             failures,
             retryInMs: wait,
-            ...(unanswered !== undefined ? { consumer: `${unanswered.namePrefix}_1`, next: "ask again for the same consumer (the server answers with it once made)" } : {}),
+            ...(unanswered?.reusable ? { consumer: `${unanswered.namePrefix}_1`, next: "ask again for the same consumer (the server answers with it once made)" } : {}),
           },
           "cannot watch the bucket yet; retrying",
         );

@@ -3,6 +3,9 @@
  * are piped to the target. `cut()` drops every connection through it and
  * refuses new ones (each accepted socket is closed at once) until `restore()`,
  * so one client loses its connection while everybody else stays connected.
+ * `holdAnswersTo(text, ms)` keeps what the server sends back for a while once
+ * a client sends `text` (nothing is lost: it arrives late), as a server too
+ * busy to answer that request in time looks.
  */
 import { createConnection, createServer, type Socket } from "node:net";
 
@@ -17,6 +20,8 @@ export interface TcpProxy {
   cut(): void;
   /** Accept and pipe connections again. */
   restore(): void;
+  /** When a client next sends bytes holding `text`, hold the server's side of its connection for `ms`, then deliver what it sent meanwhile. */
+  holdAnswersTo(text: string, ms: number): void;
   close(): Promise<void>;
 }
 
@@ -25,6 +30,7 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
   const pairs = new Set<[Socket, Socket]>();
   let isCut = false;
   let accepted = 0;
+  let trigger: { text: string; ms: number } | undefined;
 
   const server = createServer((client) => {
     client.on("error", () => undefined);
@@ -46,6 +52,18 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     upstream.on("close", drop);
     client.pipe(upstream);
     upstream.pipe(client);
+    // Runs after the pipe has passed the chunk on, in the same turn: no answer to it can have come back yet.
+    client.on("data", (chunk: Buffer) => {
+      if (trigger === undefined || !chunk.includes(trigger.text)) return;
+      const { ms } = trigger;
+      trigger = undefined;
+      upstream.unpipe(client);
+      upstream.pause();
+      setTimeout(() => {
+        upstream.pipe(client);
+        upstream.resume();
+      }, ms).unref();
+    });
   });
   await new Promise<void>((resolve, reject) => server.once("error", reject).listen(0, "127.0.0.1", () => resolve()));
   const port = (server.address() as { port: number }).port;
@@ -73,6 +91,9 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     },
     restore() {
       isCut = false;
+    },
+    holdAnswersTo(text, ms) {
+      trigger = { text, ms };
     },
     async close() {
       isCut = true;
