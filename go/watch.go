@@ -104,6 +104,8 @@ type watch struct {
 	holder      string
 	holderKnown bool
 	retryTimer  *time.Timer
+	// cancelSnapshot stops the snapshot in flight, once a newer one supersedes it.
+	cancelSnapshot context.CancelFunc
 }
 
 func (w *watch) stop() {
@@ -113,6 +115,9 @@ func (w *watch) stop() {
 	w.c.nc.RemoveStatusListener(w.statuses)
 	if w.retryTimer != nil {
 		w.retryTimer.Stop()
+	}
+	if w.cancelSnapshot != nil {
+		w.cancelSnapshot()
 	}
 }
 
@@ -230,7 +235,7 @@ func (w *watch) onSeat(ctx context.Context, list []Instance) {
 	}
 }
 
-// take starts a snapshot (why: for tests); a newer one supersedes any in flight.
+// take starts a snapshot (why: for tests); it supersedes, and stops, any in flight.
 func (w *watch) take(ctx context.Context, attempt int, why string) {
 	if w.c.onTake != nil {
 		w.c.onTake(why)
@@ -243,13 +248,18 @@ func (w *watch) take(ctx context.Context, attempt int, why string) {
 	w.state.beginSnapshot()
 	floorOfView := w.state.revision
 	req := w.req
+	if w.cancelSnapshot != nil {
+		w.cancelSnapshot()
+	}
+	snapCtx, cancel := context.WithCancel(ctx)
+	w.cancelSnapshot = cancel
 	go func() {
-		floor := max(floorOfView, w.c.furthestApplied(ctx, w.what))
+		floor := max(floorOfView, w.c.furthestApplied(snapCtx, w.what))
 		req.MinRevision = floor
-		a, lowest, err := w.c.getWithLowest(ctx, req)
+		a, lowest, err := w.c.getWithLowest(snapCtx, req)
 		select {
 		case w.results <- snapshotResult{generation: gen, attempt: attempt, answer: a, lowest: lowest, err: err}:
-		case <-ctx.Done():
+		case <-snapCtx.Done():
 		}
 	}()
 }
