@@ -7,18 +7,18 @@ import (
 
 // Entry is one entry of a bucket as the verb answers it: a *RegistryEntry,
 // *NeedsEntry, *AppliedEntry or *CollectEntry, by the bucket asked for.
+//
+// Each has the fields read from its key, and Value: the value as the verb
+// answers it, the parsed JSON when the stored bytes are JSON, otherwise the
+// stored text as a JSON string; unmarshal it into what the module expects. An
+// entry whose value alone cannot fit in any reply has ValueTooLarge and
+// ValueBytes instead (read that key from the bucket if you need it).
 type Entry interface {
 	// EntryKey is the entry's key in its bucket (a registry entry's is its kind).
 	EntryKey() string
 	// EntryRevision is the revision (stream sequence) of the write that put it.
 	EntryRevision() uint64
 }
-
-// Value fields common to every entry. Value is the value as the verb answers
-// it: the parsed JSON when the stored bytes are JSON, otherwise the stored text
-// as a JSON string; unmarshal it into what the module expects. An entry whose
-// value alone cannot fit in any reply has ValueTooLarge and ValueBytes instead
-// (read that key from the bucket if you need it).
 
 // NeedsEntry is <node>.<module>.<kind>.<name>: what a node's module needs.
 type NeedsEntry struct {
