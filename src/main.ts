@@ -145,6 +145,10 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
       } else log.info({ node: c.node, keys: c.keys, bytes: c.bytes }, "a node is no longer flooding its keys");
     },
   });
+  // Opened before the watches start: behind a large bucket's consumer creation these small requests would wait.
+  const kvm = new Kvm(js);
+  const seat = new Seat({ kv: await patiently("open the seat's bucket", () => kvm.open(SEAT_BUCKET), log), ttlMs: opts.seatTtlMs, log });
+  await patiently("open the registry bucket", () => kvm.open(BUCKETS.registry), log);
   const subs: Subscription[] = [];
   // The watches take turns to create their consumers (see creation-gate.ts), and every creation is counted.
   const gate = new CreationGate();
@@ -157,9 +161,6 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   }
   const progress = startSyncProgress(projections, log, opts.progressEveryMs);
 
-  const kvm = new Kvm(js);
-  const seat = new Seat({ kv: await patiently("open the seat's bucket", () => kvm.open(SEAT_BUCKET), log), ttlMs: opts.seatTtlMs, log });
-  const registryKv = await patiently("open the registry bucket", () => kvm.open(BUCKETS.registry), log);
   const reconciler = new Reconciler({
     registry: projections.registry,
     writer: kvRegistryWriter(js, BUCKETS.registry, seat.instance),
@@ -176,9 +177,6 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
       if (v.isHolder && projections.registry.hasSynced) void reconciler.run("seat");
     }),
   );
-  await patiently("watch the seat", () => seat.start(), log);
-  subs.push(startFeed({ nc, projections, isHolder: () => seat.isHolder, log }));
-
   const verb = new VerbService({
     nc,
     projections,
@@ -194,6 +192,9 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   } catch (err) {
     throw wrapError("CONNECT", "cannot serve the verb mesh-provisioner.provisioning", err);
   }
+  // The verb answers (503 while the projections sync) before the seat is watched: that can wait behind the watches.
+  await patiently("watch the seat", () => seat.start(), log);
+  subs.push(startFeed({ nc, projections, isHolder: () => seat.isHolder, log }));
 
   const synced = new Promise<void>((resolve) => {
     const s = allSynced(WHATS.map((w) => projections[w].synced$)).subscribe((ok) => {
