@@ -147,9 +147,9 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         step = "create the watch's consumer";
         const retry = unanswered !== undefined && unanswered.reusable && sameStart(unanswered.start, plan);
         if (unanswered !== undefined && !retry) abandon(unanswered.namePrefix);
-        const names = retry
-          ? unanswered!
-          : { start: plan, namePrefix: `mp_${nuid.next()}`, deliverPrefix: createInbox(deliveryPrefix), reusable: si.cluster === undefined };
+        // A clustered stream's info names its cluster; a single server's may still name the stream's leader.
+        const clustered = Boolean(si.cluster?.name);
+        const names = retry ? unanswered! : { start: plan, namePrefix: `mp_${nuid.next()}`, deliverPrefix: createInbox(deliveryPrefix), reusable: !clustered };
         unanswered = names;
         // A resume keeps the retry's short timeouts (during a leader election every try costs its whole timeout);
         // a snapshot's creation scans the stream first.
