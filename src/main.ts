@@ -16,7 +16,7 @@ import { ensureBuckets, type BucketLimits, type BucketPlan } from "./streams/buc
 import { watchBucket } from "./streams/kv-watch.js";
 import { CreationGate } from "./streams/creation-gate.js";
 import { CreationTally } from "./streams/creation-tally.js";
-import { isPassing, isTimeout } from "./streams/retry.js";
+import { isPassing, isTimeout, warnsAt } from "./streams/retry.js";
 import { startSyncProgress } from "./projections/sync-progress.js";
 import { MeshOverview } from "./projections/overview.js";
 import { DEFAULT_FLOOD_LIMITS, type FloodLimits } from "./projections/flood.js";
@@ -76,9 +76,6 @@ export const BUCKET_PLANS: readonly BucketPlan[] = [
   { bucket: SEAT_BUCKET, refuseRollups: false },
 ];
 
-/** While a start-up step keeps failing for a passing reason, only every this-many-th try is logged as a warning. */
-const STEP_WARN_EVERY = 10;
-
 /**
  * Run a start-up step until it succeeds. A JetStream that is slow to answer
  * (a consumer being created on a large stream, a leader election, a server
@@ -93,8 +90,7 @@ async function patiently<T>(what: string, step: () => Promise<T>, log: Logger): 
       return await step();
     } catch (err) {
       if (!isPassing(err) || permissionsError(err) !== undefined) throw err;
-      const level = attempt === 1 || attempt % STEP_WARN_EVERY === 0 ? "warn" : "debug";
-      log[level](
+      log[warnsAt(attempt) ? "warn" : "debug"](
         { step: what, attempt, waitedMs: Date.now() - since, err: (err as Error).message },
         "JetStream is slow to answer (a large stream's consumer being created, a leader election, or a server starting); trying again",
       );
