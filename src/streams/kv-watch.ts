@@ -15,6 +15,11 @@
  *   missed, or simply no progress while the stream is ahead of what was
  *   applied, checked every second) is restarted the same way.
  *
+ * Which consumer a start asks for, and how long its creation is waited for,
+ * is `consumer-plan.ts`; an instance's watches take turns to create their
+ * snapshots' consumers (`creation-gate.ts`). A creation that times out on a
+ * single server is asked again under the same name, so the server, which
+ * goes on making the first, answers with it and never makes a second.
  * Tries are timed and spaced by `retry.ts`: during a stream leader election
  * a resume retries every couple of seconds instead of every five or more.
  */
