@@ -18,7 +18,7 @@ const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = (p) => import(`${root}dist/src/${p}`);
 
 const { encodeName, decodeName, parseKey } = await dist("keys/mod.js");
-const { KNOWN_KINDS, REGISTRY_TABLE } = await dist("reconcile/registry.js");
+const { KNOWN_KINDS } = await dist("reconcile/registry.js");
 const { parseRequest } = await dist("verb/request.js");
 const { buildPage, answeredBy } = await dist("verb/answer.js");
 const { ProjectionStore } = await dist("projections/store.js");
@@ -173,39 +173,8 @@ files["requests.json"] = {
 const enc = new TextEncoder();
 const bytes = (v) => enc.encode(typeof v === "string" ? v : JSON.stringify(v));
 const SPECS = { registry: registrySpec(), needs: needsSpec, applied: appliedSpec, collect: collectSpec };
-const PUTS = {
-  registry: [
-    ...REGISTRY_TABLE.filter((v) => v.kind !== "port").map((v) => [v.kind, v]),
-    ["nosuchkind", { kind: "nosuchkind", module: "x" }],
-    ["config", { kind: "config", module: "mesh-config", bucket: "mesh-config_values", key: "<node>.<module>.<name>", extra: ["x".repeat(400)] }],
-    ["dir", "not json"],
-  ],
-  needs: [
-    ["n1.web.config.port", { default: 8080 }],
-    ["n1.web.port.http", 8080],
-    ["n1.web.weird.x", "not json"],
-    ["n1.web.config", "{}"],
-    ["n2.db.secret.password", null],
-    ["n2.db.config.empty", ""],
-    ["n2.db.config.big", { text: "x".repeat(400) }],
-    ["n3.a b.config.x", "1"],
-    ["n1.web.config.quoted", '"x"'],
-  ],
-  applied: [
-    ["n1.web", { version: 3, at: "2024-01-01T00:00:00Z" }],
-    ["n1.db", [1, "two", { three: 3 }]],
-    ["n2", "x"],
-    ["n2.web", "plain text"],
-    ["n3.big", "x".repeat(400)],
-  ],
-  collect: [
-    [`n1.${encodeName("shell:zsh:normal")}.web`, { line: "export A=1" }],
-    [`n1.${encodeName("café")}.db`, "ünïcode text"],
-    ["n1.shell=3azsh.web", "lower-case hex"],
-    ["n2.shell.web", true],
-    ["n3.big.web", ["x".repeat(400)]],
-  ],
-};
+// The data set the schema tests build their replies from too.
+const { SAMPLE_PUTS: PUTS } = await import(`${root}dist/test/helpers/sample-puts.js`);
 const storeOf = (what) => {
   const store = new ProjectionStore(SPECS[what]);
   let rev = 0;

@@ -14,9 +14,9 @@ import { parseRequest } from "../../src/verb/request.js";
 import { ProjectionStore } from "../../src/projections/store.js";
 import { appliedSpec, collectSpec, needsSpec, registrySpec } from "../../src/projections/buckets.js";
 import type { BucketSpec } from "../../src/projections/spec.js";
-import { REGISTRY_TABLE } from "../../src/reconcile/registry.js";
 import { feedEvent } from "../../src/feed/events.js";
-import { encodeName, type What } from "../../src/keys/mod.js";
+import { SAMPLE_PUTS } from "../helpers/sample-puts.js";
+import type { What } from "../../src/keys/mod.js";
 
 const enc = new TextEncoder();
 const bytes = (v: unknown): Uint8Array => (v instanceof Uint8Array ? v : enc.encode(typeof v === "string" ? v : JSON.stringify(v)));
@@ -46,39 +46,7 @@ function storeOf(spec: BucketSpec, puts: readonly (readonly [string, unknown])[]
 
 const SPECS: Record<What, BucketSpec> = { registry: registrySpec(), needs: needsSpec, applied: appliedSpec, collect: collectSpec };
 
-/** A few keys of each bucket: in shape, out of shape, JSON and not, needs answered and not. */
-const PUTS: Record<What, [string, unknown][]> = {
-  registry: [
-    ...REGISTRY_TABLE.filter((v) => v.kind !== "port").map((v): [string, unknown] => [v.kind, v]),
-    ["nosuchkind", { kind: "nosuchkind", module: "x" }],
-    ["config", { kind: "config", module: "mesh-config", bucket: "mesh-config_values", key: "<node>.<module>.<name>", extra: ["x".repeat(400)] }],
-    ["dir", "not json"],
-  ],
-  needs: [
-    ["n1.web.config.port", { default: 8080 }],
-    ["n1.web.port.http", 8080],
-    ["n1.web.weird.x", "not json"],
-    ["n1.web.config", "{}"],
-    ["n2.db.secret.password", null],
-    ["n2.db.config.empty", ""],
-    ["n2.db.config.big", { text: "x".repeat(400) }],
-    ["n3.a b.config.x", "1"],
-  ],
-  applied: [
-    ["n1.web", { version: 3, at: "2024-01-01T00:00:00Z" }],
-    ["n1.db", [1, "two", { three: 3 }]],
-    ["n2", "x"],
-    ["n2.web", "plain text"],
-    ["n3.big", "x".repeat(400)],
-  ],
-  collect: [
-    [`n1.${encodeName("shell:zsh:normal")}.web`, { line: "export A=1" }],
-    [`n1.${encodeName("café")}.db`, "ünïcode text"],
-    ["n1.shell=3azsh.web", "lower-case hex"],
-    ["n2.shell.web", true],
-    ["n3.big.web", ["x".repeat(400)]],
-  ],
-};
+const PUTS = SAMPLE_PUTS;
 
 const stores = Object.fromEntries((Object.keys(PUTS) as What[]).map((w) => [w, storeOf(SPECS[w], PUTS[w])])) as Record<What, ProjectionStore>;
 const isAnswered = answeredBy(stores.registry);
