@@ -24,20 +24,16 @@
  * a resume retries every couple of seconds instead of every five or more.
  */
 import { Observable } from "rxjs";
-import { createInbox, nuid, type NatsConnection } from "@nats-io/nats-core";
-import { jetstream, jetstreamManager, type JsMsg, type ConsumerMessages } from "@nats-io/jetstream";
+import { randomBytes } from "node:crypto";
+import { createInbox, millis, type NatsConnection } from "@nats-io/nats-core";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
-import type { Operation } from "../projections/store.js";
 import { attemptTimeoutMs, isTimeout, retryWaitMs, warnsAt, RESUME_TIMEOUT_MS } from "./retry.js";
 import { consumerOptions, creationTimeoutMs, messagesCovered, planStart, sameStart, type StreamState, type WatchStart } from "./consumer-plan.js";
 import { CreationGate } from "./creation-gate.js";
+import { deliver, type Delivery, type RawEntry } from "./delivery.js";
 
-export interface RawEntry {
-  readonly operation: Operation;
-  readonly key: string;
-  readonly revision: number;
-  readonly value: Uint8Array;
-}
+export type { RawEntry } from "./delivery.js";
 
 export type WatchEvent =
   | { readonly type: "entry"; readonly entry: RawEntry }
@@ -87,7 +83,14 @@ export interface WatchOptions {
   readonly stallCheckMs?: number;
 }
 
-const OPERATION_HEADER = "KV-Operation";
+/**
+ * A new name prefix for a watch's consumer (named `<prefix>_1`). The name is in
+ * the reply subject of every message the consumer delivers, which the client
+ * reads byte by byte: it is kept short, 48 random bits after `mp_`.
+ */
+export function consumerNamePrefix(): string {
+  return `mp_${randomBytes(6).toString("base64url")}`;
+}
 
 export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<WatchEvent> {
   return new Observable<WatchEvent>((subscriber) => {
@@ -100,19 +103,9 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
     // Deliveries come under the watch's prefix, else the connection's (as nats.js's own watches do).
     const deliveryPrefix = deps.inboxPrefix ?? (nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix;
     let stopped = false;
-    let current: ConsumerMessages | undefined;
+    let current: Delivery | undefined;
     let generation = 0;
     let failures = 0;
-
-    const toEntry = (m: JsMsg): RawEntry => {
-      const op = m.headers?.get(OPERATION_HEADER);
-      return {
-        operation: op === "DEL" || op === "PURGE" ? op : "PUT",
-        key: m.subject.substring(prefix.length),
-        revision: m.seq,
-        value: m.data,
-      };
-    };
 
     /** A creation that timed out: asked again under the same name while the start it was for is still wanted. */
     let unanswered: { start: WatchStart; namePrefix: string; deliverPrefix: string; reusable: boolean } | undefined;
@@ -154,7 +147,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         if (unanswered !== undefined && !retry) abandon(unanswered.namePrefix);
         // A clustered stream's info names its cluster; a single server's may still name the stream's leader.
         const clustered = Boolean(si.cluster?.name);
-        const names = retry ? unanswered! : { start: plan, namePrefix: `mp_${nuid.next()}`, deliverPrefix: createInbox(deliveryPrefix), reusable: !clustered };
+        const names = retry ? unanswered! : { start: plan, namePrefix: consumerNamePrefix(), deliverPrefix: createInbox(deliveryPrefix), reusable: !clustered };
         unanswered = names;
         // A resume keeps the retry's short timeouts (during a leader election every try costs its whole timeout);
         // a snapshot's creation scans the stream first.
@@ -183,7 +176,8 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
           return;
         }
         // The creation's answer carries the consumer's info: no second request for it.
-        const pending = (await consumer.info(true)).num_pending;
+        const info = await consumer.info(true);
+        const pending = info.num_pending;
         let synced = false;
         // The revision a "synced" carries is one the projection has applied, never a later one it was only told of:
         // the projection takes it as its revision and ignores anything at or below it from then on, so a consumer that
@@ -199,31 +193,22 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         if (pending === 0) markSynced(state.messages === 0 ? lastSeq : Math.min(lastSeq, from));
         else subscriber.next({ type: "pending", count: pending });
         step = "start consuming";
-        const messages = await consumer.consume({
-          callback: (m) => {
-            if (gen !== generation) return;
-            try {
-              subscriber.next({ type: "entry", entry: toEntry(m) });
-              if (!synced && m.info.pending === 0) markSynced(m.seq);
-            } catch (err) {
-              // Never let an exception escape a subscription callback: it would stop the read loop.
-              log.error({ err, bucket: opts.bucket, key: m.subject }, "a watch entry could not be applied; it is skipped");
-            }
+        current = deliver(
+          nc,
+          { subject: info.config.deliver_subject as string, keyPrefix: prefix, heartbeatMs: millis(info.config.idle_heartbeat ?? 0) },
+          {
+            entry: (entry: RawEntry, left: number) => {
+              if (gen !== generation) return;
+              try {
+                subscriber.next({ type: "entry", entry });
+                if (!synced && left === 0) markSynced(entry.revision);
+              } catch (err) {
+                // Never let an exception escape a subscription callback: it would stop the read loop.
+                log.error({ err, bucket: opts.bucket, key: entry.key }, "a watch entry could not be applied; it is skipped");
+              }
+            },
+            ended: (why: string) => onEnded(gen, why),
           },
-        });
-        current = messages;
-        void (async () => {
-          for await (const st of messages.status()) {
-            if (gen !== generation) break;
-            if (st.type === "consumer_deleted" || st.type === "heartbeats_missed") {
-              onEnded(gen, `the watch's consumer reported ${st.type}`, 0);
-              break;
-            }
-          }
-        })().catch(() => undefined);
-        void messages.closed().then(
-          (err) => onEnded(gen, err ? String((err as Error).message ?? err) : "the watch ended"),
-          (err: unknown) => onEnded(gen, `the watch failed: ${(err as Error).message}`),
         );
       } catch (err) {
         leave?.();

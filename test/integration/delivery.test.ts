@@ -1,0 +1,94 @@
+import { after, before, describe, test } from "node:test";
+import assert from "node:assert/strict";
+import { connect } from "@nats-io/transport-node";
+import { createInbox, nanos, type Msg, type NatsConnection } from "@nats-io/nats-core";
+import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
+import { deliver, subjectBytes, type RawEntry } from "../../src/streams/delivery.js";
+import { startNatsServer, type RunningNatsServer } from "../helpers/nats-server.js";
+import { eventually } from "../helpers/eventually.js";
+
+const STREAM = "KV_delivery";
+const PREFIX = "$KV.delivery.";
+
+describe("a consumer's deliveries read off its deliver subject", () => {
+  let server: RunningNatsServer;
+  let nc: NatsConnection;
+  let jsm: JetStreamManager;
+
+  before(async () => {
+    server = await startNatsServer();
+    nc = await connect({ servers: server.url });
+    jsm = await jetstreamManager(nc);
+    await jsm.streams.add({ name: STREAM, subjects: [`${PREFIX}>`], max_msgs_per_subject: 1 });
+  });
+  after(async () => {
+    await nc?.close();
+    await server?.stop();
+  });
+
+  /** An ordered push consumer as the watch makes it: every message, flow control, idle heartbeats. */
+  async function consumer(name: string, heartbeatMs: number): Promise<string> {
+    const subject = createInbox();
+    await jsm.consumers.add(STREAM, {
+      name,
+      deliver_subject: subject,
+      deliver_policy: DeliverPolicy.All,
+      ack_policy: AckPolicy.None,
+      flow_control: true,
+      idle_heartbeat: nanos(heartbeatMs),
+      filter_subject: `${PREFIX}>`,
+    });
+    return subject;
+  }
+
+  test("the client keeps each message's subjects as the bytes it parsed, which the reader uses instead of decoding them", async () => {
+    const sub = nc.subscribe("direct.>", { max: 1 });
+    nc.publish("direct.a", "x", { reply: "direct.reply" });
+    for await (const m of sub) {
+      const parsed = (m as Msg & { _msg: { subject: Uint8Array; reply: Uint8Array } })._msg;
+      const got = subjectBytes(m);
+      assert.equal(got.subject, parsed.subject, "the parsed subject itself, not a copy");
+      assert.equal(Buffer.from(got.reply).toString(), "direct.reply");
+    }
+  });
+
+  test("every message arrives once and in order through flow control, with the pending count reaching zero at the last", async () => {
+    const js = jetstream(nc);
+    const value = "v".repeat(2048);
+    const count = 3000;
+    let last = 0;
+    for (let i = 0; i < count; i++) last = (await js.publish(`${PREFIX}k${i}`, value)).seq;
+    const subject = await consumer("all", 5000);
+    const got: { entry: RawEntry; pending: number }[] = [];
+    const ended: string[] = [];
+    const d = deliver(nc, { subject, keyPrefix: PREFIX, heartbeatMs: 5000 }, { entry: (entry, pending) => got.push({ entry, pending }), ended: (why) => ended.push(why) });
+    try {
+      await eventually(() => assert.equal(got.length, count), { timeoutMs: 20_000 });
+      assert.deepEqual(
+        got.map((g) => g.entry.key),
+        Array.from({ length: count }, (_, i) => `k${i}`),
+      );
+      assert.equal(got[count - 1]?.entry.revision, last);
+      assert.equal(got[count - 1]?.pending, 0);
+      assert.equal(got[0]?.pending, count - 1);
+      assert.deepEqual(ended, []);
+    } finally {
+      d.stop();
+    }
+  });
+
+  test("a live consumer's heartbeats keep the reader going; deleted, it falls silent and the missed heartbeats end the reader", async () => {
+    const subject = await consumer("doomed", 250);
+    const ended: string[] = [];
+    const d = deliver(nc, { subject, keyPrefix: PREFIX, heartbeatMs: 250 }, { entry: () => undefined, ended: (why) => ended.push(why) });
+    try {
+      // Four heartbeats' time: the server's beats (or its deliveries) count as signs of life.
+      await new Promise((r) => setTimeout(r, 1000));
+      assert.deepEqual(ended, []);
+      await jsm.consumers.delete(STREAM, "doomed");
+      await eventually(() => assert.deepEqual(ended, ["the watch's consumer missed its heartbeats"]), { timeoutMs: 4000 });
+    } finally {
+      d.stop();
+    }
+  });
+});
