@@ -8,7 +8,7 @@
  * concatenated string, its flattening and its encoding per entry, about a
  * third of the store's time in a first sync (docs/benchmarks.md, "Start cost").
  */
-import { copySmall, writeAscii, writeUtf8 } from "./bytes.js";
+import { writeUtf8 } from "./bytes.js";
 
 export interface EntryHead {
   /** Its length in bytes for an entry whose key is in shape (`fields` read from it). */
@@ -25,13 +25,18 @@ const DOT = 0x2e;
  * escaped in JSON), each the field of the same rank in `fields`.
  */
 export class TokenHead implements EntryHead {
-  /** `","<field>":"` before each field's token, then `","value":` after the last. */
-  private readonly joins: Buffer[];
+  /** `","<field>":"` before each field's token, then `","value":` after the last: one run of bytes, */
+  private readonly joins: Buffer;
+  /** and where each join ends in it. */
+  private readonly joinEnds: Int32Array;
   private readonly fixed: number;
 
   constructor(readonly fields: readonly string[]) {
-    this.joins = [...fields.map((f) => Buffer.from(`","${f}":"`, "latin1")), Buffer.from('","value":', "latin1")];
-    this.fixed = KEY_OPEN.length + this.joins.reduce((n, j) => n + j.length, 0);
+    const joins = [...fields.map((f) => `","${f}":"`), '","value":'];
+    this.joins = Buffer.from(joins.join(""), "latin1");
+    let end = 0;
+    this.joinEnds = Int32Array.from(joins, (j) => (end += j.length));
+    this.fixed = KEY_OPEN.length + this.joins.length;
   }
 
   /** The key, then its tokens without their dots: twice the key less the dots. */
@@ -39,20 +44,22 @@ export class TokenHead implements EntryHead {
     return this.fixed + 2 * key.length - (this.fields.length - 1);
   }
 
+  /** One pass over the key's characters for the key, one for its tokens; no call per token. */
   write(buf: Buffer, at: number, key: string): number {
     const start = at;
-    at += copySmall(KEY_OPEN, 0, KEY_OPEN.length, buf, at);
-    const keyAt = at;
-    at += writeAscii(buf, key, at);
-    const keyEnd = at;
-    let from = keyAt;
-    for (const join of this.joins) {
-      at += copySmall(join, 0, join.length, buf, at);
-      if (from > keyEnd) break;
-      let to = from;
-      while (to < keyEnd && buf[to] !== DOT) to++;
-      at += copySmall(buf, from, to, buf, at);
-      from = to + 1;
+    for (let i = 0; i < KEY_OPEN.length; i++) buf[at++] = KEY_OPEN[i] as number;
+    const length = key.length;
+    for (let i = 0; i < length; i++) buf[at++] = key.charCodeAt(i);
+    const joins = this.joins;
+    const ends = this.joinEnds;
+    const last = ends.length - 1;
+    let j = 0;
+    let k = 0;
+    for (let f = 0; ; f++) {
+      const end = ends[f] as number;
+      while (j < end) buf[at++] = joins[j++] as number;
+      if (f === last) break;
+      for (let c: number; k < length && (c = key.charCodeAt(k++)) !== DOT; ) buf[at++] = c;
     }
     return at - start;
   }

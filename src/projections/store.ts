@@ -625,6 +625,7 @@ export class ProjectionStore {
   }
 
   private removeOutOfShape(key: string, revision: number): void {
+    if (this.oos.size === 0) return;
     const rec = this.oos.get(key);
     if (rec === undefined) return;
     this.oos.delete(key);
