@@ -3,10 +3,11 @@
  * then every update, as raw watch entries, with a `synced` event once the
  * snapshot has been delivered. This is the informer's reflector.
  *
- * It is built on an ordered push consumer of the bucket's stream rather than
- * `kv.watch()`, because the service must know exactly when the snapshot ends
- * (an empty bucket gives `kv.watch()` no signal at all) and must resume from
- * the revision it last applied:
+ * It is built on an ordered push consumer of the bucket's stream, whose
+ * messages `delivery.ts` reads, rather than on `kv.watch()`, because the
+ * service must know exactly when the snapshot ends (an empty bucket gives
+ * `kv.watch()` no signal at all) and must resume from the revision it last
+ * applied:
  * - the snapshot ends when the consumer's pending count reaches zero;
  * - when the consumer ends, or the connection comes back after a drop, a new
  *   consumer starts at `fromRevision() + 1`, so no change is ever skipped
