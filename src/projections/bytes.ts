@@ -49,3 +49,10 @@ export function copySmall(src: Uint8Array, from: number, to: number, dst: Uint8A
   for (let i = from; i < to; i++) dst[at++] = src[i] as number;
   return to - from;
 }
+
+/** Whether `bytes` begins with `prefix`, byte for byte. */
+export function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
+  if (bytes.length < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
+  return true;
+}

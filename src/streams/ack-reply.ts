@@ -9,6 +9,7 @@
  * they are read in one pass over the subject's bytes, without decoding it or
  * splitting it into strings.
  */
+import { startsWith } from "../projections/bytes.js";
 
 export interface AckFacts {
   /** The message's sequence in the stream (a KV entry's revision). */
@@ -22,8 +23,7 @@ export interface AckFacts {
 const DOT = 0x2e;
 const ZERO = 0x30;
 const NINE = 0x39;
-/** `$JS.ACK.` */
-const PREFIX = [0x24, 0x4a, 0x53, 0x2e, 0x41, 0x43, 0x4b, 0x2e];
+const PREFIX = Buffer.from("$JS.ACK.", "latin1");
 /** At most this many dots are looked at: the 12-token form has 11, anything after its last is not read. */
 const MAX_DOTS = 11;
 const dots = new Int32Array(MAX_DOTS);
@@ -42,8 +42,7 @@ function digits(s: Uint8Array, from: number, to: number): number {
 
 /** The facts of a JetStream message's reply subject (its bytes), or undefined where it is not one. */
 export function parseAckReply(reply: Uint8Array): AckFacts | undefined {
-  if (reply.length < PREFIX.length) return undefined;
-  for (let i = 0; i < PREFIX.length; i++) if (reply[i] !== PREFIX[i]) return undefined;
+  if (!startsWith(reply, PREFIX)) return undefined;
   let count = 0;
   for (let i = PREFIX.length; i < reply.length && count < MAX_DOTS; i++) if (reply[i] === DOT) dots[count++] = i;
   // Tokens after "$JS.ACK.": 7 in the short form (6 dots), 9 or more in the long one (8 dots or more).

@@ -24,7 +24,7 @@
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
 import { IdleHeartbeatMonitor } from "@nats-io/nats-core/internal";
 import type { Operation } from "../projections/store.js";
-import { readAscii, readUtf8 } from "../projections/bytes.js";
+import { readAscii, readUtf8, startsWith } from "../projections/bytes.js";
 import { parseAckReply } from "./ack-reply.js";
 
 /** One message of the bucket's stream as the watch hands it on. */
@@ -84,12 +84,6 @@ function textOf(bytes: Uint8Array, from: number): string {
   const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
   for (let i = from; i < buf.length; i++) if ((buf[i] as number) >= 0x80) return readUtf8(buf, from, buf.length);
   return readAscii(buf, from, buf.length);
-}
-
-function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
-  if (bytes.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
-  return true;
 }
 
 function operationOf(m: Msg): Operation {

@@ -89,7 +89,7 @@ export interface WatchOptions {
  * the reply subject of every message the consumer delivers, which the client
  * reads byte by byte: it is kept short, 48 random bits after `mp_`.
  */
-export function consumerNamePrefix(): string {
+function consumerNamePrefix(): string {
   return `mp_${randomBytes(6).toString("base64url")}`;
 }
 
