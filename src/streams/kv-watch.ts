@@ -30,7 +30,7 @@ import { createInbox, millis, type NatsConnection } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
 import { attemptTimeoutMs, isTimeout, retryWaitMs, warnsAt, RESUME_TIMEOUT_MS } from "./retry.js";
-import { consumerOptions, creationTimeoutMs, messagesCovered, planStart, sameStart, type StreamState, type WatchStart } from "./consumer-plan.js";
+import { consumerOptions, creationTimeoutMs, messagesCovered, planStart, sameStart, watchFilter, type StreamState, type WatchStart } from "./consumer-plan.js";
 import { CreationGate } from "./creation-gate.js";
 import { deliver, type Delivery, type RawEntry } from "./delivery.js";
 
@@ -159,7 +159,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         let consumer;
         try {
           consumer = await jetstream(nc, { timeout }).consumers.getPushConsumer(stream, {
-            filter_subjects: `${prefix}>`,
+            filter_subjects: watchFilter(prefix, si.config.subjects),
             name_prefix: names.namePrefix,
             deliver_prefix: names.deliverPrefix,
             ...consumerOptions(plan),

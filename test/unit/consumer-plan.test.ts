@@ -7,6 +7,7 @@ import {
   messagesCovered,
   planStart,
   sameStart,
+  watchFilter,
   CREATE_MAX_MS,
   type StreamState,
 } from "../../src/streams/consumer-plan.js";
@@ -69,5 +70,17 @@ describe("which retries may reuse a timed-out creation's name", () => {
     assert.ok(!sameStart(planStart(7, history1), planStart(8, history1)));
     assert.ok(!sameStart(planStart(0, history1), planStart(0, { ...history1, perKey: -1 })));
     assert.ok(!sameStart(planStart(0, history1), planStart(7, history1)));
+  });
+});
+
+describe("the subjects a watch's consumer is filtered on", () => {
+  test("a stream that stores the bucket's subjects alone is read unfiltered: the same messages, without the server counting them first", () => {
+    assert.equal(watchFilter("$KV.needs.", ["$KV.needs.>"]), ">");
+  });
+
+  test("a stream that stores more, other or unknown subjects is filtered on the bucket's keys", () => {
+    for (const subjects of [["$KV.needs.>", "other.>"], ["$KV.other.>"], ["$KV.needs.n1.>"], [], undefined]) {
+      assert.equal(watchFilter("$KV.needs.", subjects), "$KV.needs.>", JSON.stringify(subjects));
+    }
   });
 });
