@@ -2,12 +2,13 @@
  * `npm start`: the embedded default. Starts a private nats-server (JetStream,
  * temporary store, free loopback port) as a child, runs the service against it
  * in this process with the dashboard on a free loopback port, prints where to
- * look and how to query it, and stops both on Ctrl-C. `npm start -- --demo`
- * also puts a small sample mesh into the node buckets.
+ * look and how to query it, and stops both on Ctrl-C. SIGUSR2 writes the
+ * instance's own dump, as under `serve`. `npm start -- --demo` also puts a
+ * small sample mesh into the node buckets.
  */
 import { Command } from "commander";
 import { startNatsServer, type RunningNatsServer } from "../embedded/nats-server.js";
-import { serve } from "./serve.js";
+import { dumpOnSigusr2, serve } from "./serve.js";
 import { failAndExit } from "./fail.js";
 
 function parseArgs(argv: readonly string[]): { demo: boolean } {
@@ -31,6 +32,7 @@ async function main(): Promise<void> {
     failAndExit(err);
   }
   const served = await serve({ server: server.url, http: "127.0.0.1:0", registryInterval: process.env["REGISTRY_INTERVAL"] });
+  dumpOnSigusr2(served);
   await served.provisioner.synced;
   let demo: string[] = [];
   if (args.demo) {

@@ -113,6 +113,16 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
     stop(s, `${signalled} during start-up`);
     return;
   }
+  dumpOnSigusr2(s);
+}
+
+/**
+ * SIGUSR2 writes this instance's own dump to the temporary directory and logs
+ * its path; the process keeps running. `serve` and `npm start` both install it
+ * once the service is up (before that, SIGUSR2 has Node's default: it ends the
+ * process).
+ */
+export function dumpOnSigusr2(s: Served): void {
   process.on("SIGUSR2", () => {
     writeOwnDump(s.provisioner).then(
       (path) => s.log.info({ path }, "SIGUSR2: wrote this instance's dump"),

@@ -1,13 +1,13 @@
 /**
  * `npm start -- --demo` as a newcomer runs it: the embedded command as a child
  * process, its banner read from stdout, the dashboard's /healthz and the verb
- * asked at the addresses it prints, then Ctrl-C (SIGINT) stops it and its
- * private nats-server.
+ * asked at the addresses it prints, SIGUSR2 writes its dump as under `serve`,
+ * then Ctrl-C (SIGINT) stops it and its private nats-server.
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, type ChildProcess } from "node:child_process";
-import { existsSync, readdirSync, readFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createConnection } from "node:net";
 import { fileURLToPath } from "node:url";
 import { connect } from "@nats-io/transport-node";
@@ -141,6 +141,32 @@ describe("npm start -- --demo", () => {
     assert.ok(kinds.size >= 5, `needs of several kinds, got ${[...kinds].join(", ")}`);
     const collections = new Set((await new ProvisionerClient(nc).page({ what: "collect" })).entries.map((e) => String(e["collection"])));
     assert.deepEqual([...collections].sort(), ["shell", "ssh keys"]);
+  });
+
+  test("SIGUSR2 writes the instance's own dump, as serve does, and it keeps running", async () => {
+    const wrote = (): { path?: string } | undefined =>
+      embedded
+        .stderr()
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .map((l) => JSON.parse(l) as { msg?: string; path?: string })
+        .find((l) => l.msg === "SIGUSR2: wrote this instance's dump");
+    assert.equal(wrote(), undefined, "no dump before the signal");
+    embedded.child.kill("SIGUSR2");
+    await eventually(() => assert.ok(wrote()?.path), { timeoutMs: 10_000, message: "no \"SIGUSR2: wrote this instance's dump\" line" });
+    const path = String(wrote()?.path);
+    try {
+      const doc = JSON.parse(readFileSync(path, "utf8")) as { source: string; buckets: Record<string, { entries: unknown[]; outOfShape: { key: string }[] }> };
+      assert.match(doc.source, /^instance /);
+      assert.equal(doc.buckets["needs"]?.entries.length, Object.keys(DEMO_MESH.needs).length);
+      assert.deepEqual(doc.buckets["needs"]?.outOfShape.map((o) => o.key), Object.keys(DEMO_MESH.outOfShape));
+    } finally {
+      rmSync(path, { force: true });
+    }
+    assert.equal(await exitWithin(embedded, 500), undefined, "npm start's process is still running after SIGUSR2");
+    const res = await fetch(`${dashboard}healthz`);
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
   });
 
   test("Ctrl-C stops it with status 0, and its nats-server with it", async () => {
