@@ -6,8 +6,8 @@
  * node's client hears its own changes, not the mesh's.
  */
 import { parseKey, readableContradicts, type What } from "../keys/mod.js";
-import { FEED_PREFIX } from "../feed/events.js";
-import type { FeedEvent } from "./types.js";
+import { FEED_PREFIX } from "../protocol/subjects.js";
+import type { FeedEvent } from "../protocol/messages.js";
 
 export type Filters = Readonly<Record<string, string>>;
 

@@ -18,7 +18,7 @@ import { Observable } from "rxjs";
 import type { What } from "../keys/mod.js";
 import { furthestApplied, instances } from "../verb/instances.js";
 import { covers, feedSubjects, filtersOf } from "./narrowing.js";
-import type { Answer, FeedEvent, ProvisionerRequest, View } from "./types.js";
+import type { Answer, FeedEvent, ProvisionerRequest, View } from "../protocol/messages.js";
 import { ViewState } from "./view-state.js";
 
 export interface WatchOptions {

@@ -5,12 +5,6 @@
  */
 import { ANSWERED_FALSE, type Change } from "../projections/store.js";
 
-export const FEED_PREFIX = "mesh-provisioner.feed";
-
-export function feedSubject(what: string, key: string): string {
-  return `${FEED_PREFIX}.${what}.${key}`;
-}
-
 /** An event's opening fields, up to its entry or reason (no closing brace). */
 function eventHead(what: string, change: Change): string {
   return `{"what":"${what}","op":"${change.op}","key":${JSON.stringify(change.key)},"revision":${change.revision}`;

@@ -9,7 +9,8 @@ import { merge, map, type Subscription } from "rxjs";
 import type { Logger } from "../log.js";
 import type { What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
-import { feedEventBytes, feedSubject } from "./events.js";
+import { feedEventBytes } from "./events.js";
+import { feedSubject } from "../protocol/subjects.js";
 import { answeredBy } from "../verb/answer.js";
 
 export interface FeedOptions {

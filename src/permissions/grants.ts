@@ -22,8 +22,7 @@
 import { BUCKETS, SEAT_BUCKET } from "../projections/buckets.js";
 import { isPlainToken } from "../keys/mod.js";
 import { ProvisionerError } from "../errors.js";
-import { FEED_PREFIX } from "../feed/events.js";
-import { VERB_SUBJECT, SERVICE_NAME } from "../verb/service.js";
+import { FEED_PREFIX, VERB_SUBJECT, SERVICE_NAME } from "../protocol/subjects.js";
 import { inboxPrefix, type Role } from "./inbox.js";
 
 export { inboxPrefix, ROLES, type Role } from "./inbox.js";

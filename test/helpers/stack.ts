@@ -12,7 +12,7 @@ import { memoryLogger, type Logger } from "../../src/log.js";
 import { startProvisioner, type Provisioner, type ProvisionerOptions } from "../../src/main.js";
 import { BUCKETS } from "../../src/projections/buckets.js";
 import type { What } from "../../src/keys/mod.js";
-import { VERB_SUBJECT } from "../../src/verb/service.js";
+import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
 
 export interface Reply {
   readonly status: number;

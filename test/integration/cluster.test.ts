@@ -8,7 +8,7 @@ import { startNatsCluster, type RunningCluster, type RunningNatsServer } from ".
 import { startProvisioner, type Provisioner } from "../../src/main.js";
 import { memoryLogger } from "../../src/log.js";
 import { BUCKETS } from "../../src/projections/buckets.js";
-import { VERB_SUBJECT } from "../../src/verb/service.js";
+import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
 import { until } from "../helpers/verb-pages.js";
 import { FAST } from "../helpers/stack.js";
 

@@ -9,7 +9,7 @@ import { eventually } from "../helpers/eventually.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { BUCKETS } from "../../src/projections/buckets.js";
-import { VERB_SUBJECT } from "../../src/verb/service.js";
+import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
 import { WHATS, type What } from "../../src/keys/mod.js";
 
 interface Got {

@@ -11,7 +11,7 @@ import { inboxPrefix, type Role } from "../../src/permissions/grants.js";
 import { startProvisioner, type Provisioner } from "../../src/main.js";
 import { memoryLogger } from "../../src/log.js";
 import { BUCKETS } from "../../src/projections/buckets.js";
-import { VERB_SUBJECT } from "../../src/verb/service.js";
+import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
 import { eventually } from "../helpers/eventually.js";
 import { FAST } from "../helpers/stack.js";
 

@@ -16,7 +16,7 @@ import { accountsConfig, type UserSpec } from "../../src/permissions/server-conf
 import { inboxPrefix } from "../../src/permissions/grants.js";
 import { BUCKETS, SEAT_BUCKET } from "../../src/projections/buckets.js";
 import { OWN_BUCKET_LIMITS, DEFAULT_BUCKET_LIMITS } from "../../src/streams/buckets.js";
-import { VERB_SUBJECT } from "../../src/verb/service.js";
+import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
 import { eventually } from "../helpers/eventually.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
 

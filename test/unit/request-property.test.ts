@@ -1,7 +1,8 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { parseRequest, FILTERS, LIMITS } from "../../src/verb/request.js";
+import { parseRequest } from "../../src/verb/request.js";
+import { FILTERS, LIMITS } from "../../src/protocol/request-schema.js";
 import { ProvisionerError } from "../../src/errors.js";
 import { WHATS, type What } from "../../src/keys/mod.js";
 

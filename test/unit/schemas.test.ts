@@ -146,7 +146,7 @@ describe("the feed event's schema holds the service's events", () => {
 
 describe("the request's schema", () => {
   test("is the one the service validates with", async () => {
-    const { requestSchema } = await import("../../src/verb/request.js");
+    const { requestSchema } = await import("../../src/protocol/request-schema.js");
     assert.equal(schemas.request, requestSchema());
   });
 
