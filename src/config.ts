@@ -3,7 +3,7 @@
  * validated, and frozen. Flags win over the environment. Everything invalid is
  * a ProvisionerError("CONFIG") whose message names the flag and what to write.
  */
-import { ProvisionerError } from "./errors.js";
+import { ProvisionerError } from "./protocol/errors.js";
 import { formatSize, parseSize } from "./size.js";
 import { DEFAULT_BUCKET_LIMITS, type BucketLimits } from "./streams/buckets.js";
 import { DEFAULT_FLOOD_LIMITS, type FloodLimits } from "./projections/flood.js";

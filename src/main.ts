@@ -8,7 +8,7 @@ import { jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jet
 import { Kvm } from "@nats-io/kv";
 import type { Subscription } from "rxjs";
 import type { Logger } from "./log.js";
-import { ProvisionerError, wrapError } from "./errors.js";
+import { ProvisionerError, wrapError } from "./protocol/errors.js";
 import { WHATS, type What } from "./keys/mod.js";
 import { BUCKETS, SEAT_BUCKET, specFor } from "./projections/buckets.js";
 import { Projection } from "./projections/projection.js";

@@ -1,10 +1,11 @@
 /** `mesh-provisioner query <what>`: ask the verb, follow `next` to the end, print a table or the merged JSON. */
 import { connectionConfig, type ConnectionFlags } from "../config.js";
 import { connectBus } from "../connect.js";
-import { ProvisionerError } from "../errors.js";
+import { ProvisionerError } from "../protocol/errors.js";
 import { WHATS } from "../keys/mod.js";
 import { ProvisionerClient, type ProvisionerRequest } from "../client/index.js";
-import { describeSeat, instances } from "../verb/instances.js";
+import { instances } from "../client/instances.js";
+import { describeSeat } from "../protocol/stats.js";
 import { failAndExit } from "./fail.js";
 import { formatAnswer } from "./table.js";
 

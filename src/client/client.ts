@@ -5,7 +5,7 @@
  */
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import type { Observable } from "rxjs";
-import { wrapError } from "../errors.js";
+import { wrapError } from "../protocol/errors.js";
 import type { What } from "../keys/mod.js";
 import { VERB_SUBJECT } from "../protocol/subjects.js";
 import { VerbError } from "./errors.js";

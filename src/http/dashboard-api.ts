@@ -5,7 +5,7 @@
  * list come from the overview's counts, a node's page from the key ranges
  * of that node, never from a scan of the buckets.
  */
-import { ProvisionerError } from "../errors.js";
+import { ProvisionerError } from "../protocol/errors.js";
 import { isPlainToken, WHATS } from "../keys/mod.js";
 import type { Provisioner } from "../main.js";
 import { MAX_NODE_PAGE, type NodeQuery } from "../projections/overview.js";

@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../log.js";
-import { ProvisionerError, wrapError } from "../errors.js";
+import { ProvisionerError, wrapError } from "../protocol/errors.js";
 import type { Provisioner } from "../main.js";
 import { WHATS } from "../keys/mod.js";
 import type { Metrics } from "./metrics.js";

@@ -7,7 +7,7 @@
  * Runs for every key of a bucket: one split, one test per token, no other regex.
  */
 
-import { ProvisionerError } from "../errors.js";
+import { ProvisionerError } from "../protocol/errors.js";
 import { decodeName } from "./hex.js";
 import { TOKEN_CHARS, TOKEN_RE } from "./token.js";
 

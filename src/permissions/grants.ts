@@ -21,7 +21,7 @@
  */
 import { BUCKETS, SEAT_BUCKET } from "../projections/buckets.js";
 import { isPlainToken } from "../keys/mod.js";
-import { ProvisionerError } from "../errors.js";
+import { ProvisionerError } from "../protocol/errors.js";
 import { FEED_PREFIX, VERB_SUBJECT, SERVICE_NAME } from "../protocol/subjects.js";
 import { inboxPrefix, type Role } from "./inbox.js";
 

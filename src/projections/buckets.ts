@@ -6,7 +6,7 @@
 import { parseAppliedKey, parseCollectKey, parseNeedsKey, parseRegistryKey, type What } from "../keys/mod.js";
 import { KNOWN_KINDS } from "../reconcile/registry.js";
 import type { Shape } from "../keys/mod.js";
-import { ProvisionerError } from "../errors.js";
+import { ProvisionerError } from "../protocol/errors.js";
 import { encodeName } from "../keys/hex.js";
 import { StringHead, TokenHead } from "./entry-head.js";
 import { entryHead, utf8, type BucketSpec, type Decoded, type KeyRange, type Rejected } from "./spec.js";

@@ -12,7 +12,7 @@
  * by copying bytes. `Projected` is a view of one entry made on demand (the
  * feed, the reconciler, the dump), never kept by the store.
  */
-import { ProvisionerError } from "../errors.js";
+import { ProvisionerError } from "../protocol/errors.js";
 import { copySmall, readAscii, readUtf8, wholeDigits, writeAscii, writeUtf8, writeWhole } from "./bytes.js";
 import { hashKey, KeyTable } from "./key-table.js";
 import { isJsonUtf8 } from "./json-bytes.js";

@@ -6,7 +6,7 @@
  */
 import { DiscardPolicy, RetentionPolicy, StorageType, JetStreamApiError, type JetStreamManager, type StreamConfig } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
-import { wrapError } from "../errors.js";
+import { wrapError } from "../protocol/errors.js";
 import { violationIn } from "../permissions/violation.js";
 
 export interface BucketPlan {

@@ -6,7 +6,7 @@
  * non-empty string.
  */
 import type * as Zod from "zod";
-import { ProvisionerError } from "../errors.js";
+import { ProvisionerError } from "../protocol/errors.js";
 import { TOKEN_RE, WHATS, type What } from "../keys/mod.js";
 import { FILTERS, LIMITS, requestSchema } from "../protocol/request-schema.js";
 

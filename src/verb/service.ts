@@ -9,7 +9,7 @@ import { Svcm, type Service, type ServiceMsg } from "@nats-io/services";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "../log.js";
-import { ProvisionerError, wrapError } from "../errors.js";
+import { ProvisionerError, wrapError } from "../protocol/errors.js";
 import type { What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
 import { answeredBy, buildPage } from "./answer.js";

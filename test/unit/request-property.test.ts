@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { parseRequest } from "../../src/verb/request.js";
 import { FILTERS, LIMITS } from "../../src/protocol/request-schema.js";
-import { ProvisionerError } from "../../src/errors.js";
+import { ProvisionerError } from "../../src/protocol/errors.js";
 import { WHATS, type What } from "../../src/keys/mod.js";
 
 const token = fc.stringMatching(/^[A-Za-z0-9_\/=-]{1,12}$/);

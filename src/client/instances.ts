@@ -1,22 +1,19 @@
 /**
  * The running instances as `$SRV.STATS` reports them (I/O): each one's
- * projections and whether it holds the seat. Used by `query` to say who holds
- * the seat, and by operators' tools. The reply's shape and its reading are
- * the protocol's (protocol/stats.ts).
+ * projections and whether it holds the seat. The watch asks it for the seat's
+ * holder and the furthest revision applied; `query` and `dump` say who holds
+ * the seat. Asked with the connection's own request-many, as the micro
+ * service client asks it, so the client needs no service library.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import { Svcm } from "@nats-io/services";
 import type { What } from "../keys/mod.js";
-import { SERVICE_NAME } from "../protocol/subjects.js";
+import { STATS_SUBJECT } from "../protocol/subjects.js";
 import { furthestRevision, instanceSeats, type InstanceSeat, type StatsReply } from "../protocol/stats.js";
 
-export { describeSeat, type InstanceSeat } from "../protocol/stats.js";
-
-/** Each running instance's `$SRV.STATS` reply. */
+/** Every reply to one `$SRV.STATS` request that arrives within `maxWaitMs`. */
 async function statsReplies(nc: NatsConnection, maxWaitMs: number): Promise<StatsReply[]> {
   const out: StatsReply[] = [];
-  const iter = await new Svcm(nc).client({ strategy: "timer", maxWait: maxWaitMs }).stats(SERVICE_NAME);
-  for await (const s of iter) out.push(s);
+  for await (const m of await nc.requestMany(STATS_SUBJECT, undefined, { strategy: "timer", maxWait: maxWaitMs })) out.push(m.json<StatsReply>());
   return out;
 }
 
