@@ -9,6 +9,7 @@
  */
 import { Projection } from "../src/projections/projection.js";
 import { specFor } from "../src/projections/buckets.js";
+import { KNOWN_KINDS } from "../src/reconcile/registry.js";
 import { MeshOverview } from "../src/projections/overview.js";
 import { createLogger } from "../src/log.js";
 import type { WatchEvent } from "../src/streams/kv-watch.js";
@@ -25,7 +26,7 @@ const log = createLogger({ level: "warn" });
 
 for (let r = 0; r < runs; r++) {
   const overview = new MeshOverview(() => true, Date.now, {});
-  const p = new Projection(specFor("needs"), log, overview.observerFor("needs"));
+  const p = new Projection(specFor("needs", KNOWN_KINDS), log, overview.observerFor("needs"));
   const watch = new Subject<WatchEvent>();
   p.connect(watch);
   const t0 = performance.now();

@@ -9,7 +9,7 @@ import { Kvm } from "@nats-io/kv";
 import type { Subscription } from "rxjs";
 import type { Logger } from "./log.js";
 import { ProvisionerError, wrapError } from "./protocol/errors.js";
-import { WHATS, type What } from "./keys/mod.js";
+import { isAnswered, knownKinds, WHATS, type What } from "./keys/mod.js";
 import { BUCKETS, SEAT_BUCKET, specFor } from "./projections/buckets.js";
 import { Projection } from "./projections/projection.js";
 import { ensureBuckets, type BucketLimits, type BucketPlan } from "./streams/buckets.js";
@@ -126,11 +126,11 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
 
   const table = opts.table ?? REGISTRY_TABLE;
   const desired = desiredRegistry(table);
-  const knownKinds = new Set(desired.keys());
+  const kinds = knownKinds(table);
   const projections = {} as Record<What, Projection>;
   // The mesh overview follows the node buckets' stores as they apply; a kind is answered while the registry holds it.
   // A node past the flood limits is named in the log once when it goes over and once when it is back under.
-  const overview = new MeshOverview((kind) => projections.registry.store.slotOf(kind) >= 0, Date.now, {
+  const overview = new MeshOverview((kind) => isAnswered(projections.registry.store, kind), Date.now, {
     limits: opts.floodLimits,
     onChange: (c) => {
       if (c.flooding) {
@@ -150,7 +150,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   const gate = new CreationGate();
   const consumers = new CreationTally();
   for (const what of WHATS) {
-    const p = new Projection(specFor(what, knownKinds), log, what === "registry" ? undefined : overview.observerFor(what));
+    const p = new Projection(specFor(what, kinds), log, what === "registry" ? undefined : overview.observerFor(what));
     projections[what] = p;
     const deps = { nc, log, inboxPrefix: opts.inboxPrefix, gate, onCreation: consumers.record };
     subs.push(p.connect(watchBucket(deps, { bucket: BUCKETS[what], fromRevision: () => p.received })));

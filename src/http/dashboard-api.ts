@@ -6,10 +6,10 @@
  * of that node, never from a scan of the buckets.
  */
 import { ProvisionerError } from "../protocol/errors.js";
-import { isPlainToken, WHATS } from "../keys/mod.js";
+import { answeredCheck, isPlainToken, WHATS } from "../keys/mod.js";
 import type { Provisioner } from "../main.js";
 import { MAX_NODE_PAGE, type NodeQuery } from "../projections/overview.js";
-import { answeredBy, buildPage } from "../verb/answer.js";
+import { buildPage } from "../verb/answer.js";
 
 /** Entries per bucket on a node's page; a node with more says so (`next`) and the verb pages the rest. */
 export const NODE_PAGE_ENTRIES = 2_000;
@@ -78,7 +78,7 @@ export function nodeJson(p: Provisioner, node: string): string {
   const parts = (["needs", "applied", "collect"] as const).map((what) => {
     const page = buildPage(
       { what, filters: { node }, limit: NODE_PAGE_ENTRIES },
-      { store: p.projections[what].store, isAnswered: what === "needs" ? answeredBy(registry) : undefined, maxBytes: Number.MAX_SAFE_INTEGER },
+      { store: p.projections[what].store, isAnswered: answeredCheck(what, () => registry), maxBytes: Number.MAX_SAFE_INTEGER },
     );
     return `"${what}":${page.body}`;
   });

@@ -12,4 +12,5 @@ export {
   parseRegistryKey,
   readableContradicts,
 } from "./shapes.js";
+export { knownKinds, isAnswered, answeredCheck, type RegistryLookup } from "./kinds.js";
 export type { What, Shape, NeedsFields, AppliedFields, CollectFields, RegistryFields } from "./shapes.js";

@@ -1,10 +1,10 @@
 /**
  * The four buckets as projections see them: names, shapes, narrowings and
  * indexes. Node buckets' values are opaque (JSON when they parse); registry
- * values must be JSON objects naming a known kind.
+ * values must be JSON objects naming a known kind (the kinds are given: the
+ * table they come from is the reconciler's, above the projections).
  */
 import { parseAppliedKey, parseCollectKey, parseNeedsKey, parseRegistryKey, type What } from "../keys/mod.js";
-import { KNOWN_KINDS } from "../reconcile/registry.js";
 import type { Shape } from "../keys/mod.js";
 import { ProvisionerError } from "../protocol/errors.js";
 import { encodeName } from "../keys/hex.js";
@@ -98,7 +98,8 @@ export const collectSpec: BucketSpec = {
   range: (filters) => leadingRange(["node", "collection", "contributor"], filters, (f, v) => (f === "collection" ? encodeName(v) : v)),
 };
 
-export function registrySpec(knownKinds: ReadonlySet<string> = KNOWN_KINDS): BucketSpec {
+/** The registry's spec: a key is in shape when it is one of `knownKinds` (the compiled table's, passed in by the composition root). */
+export function registrySpec(knownKinds: ReadonlySet<string>): BucketSpec {
   return {
     what: "registry",
     bucket: BUCKETS.registry,
@@ -127,7 +128,7 @@ export function registrySpec(knownKinds: ReadonlySet<string> = KNOWN_KINDS): Buc
   };
 }
 
-export function specFor(what: What, knownKinds: ReadonlySet<string> = KNOWN_KINDS): BucketSpec {
+export function specFor(what: What, knownKinds: ReadonlySet<string>): BucketSpec {
   switch (what) {
     case "registry":
       return registrySpec(knownKinds);

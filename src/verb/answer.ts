@@ -13,7 +13,7 @@
 import { ANSWERED_FALSE, type ProjectionStore, type Projected, type OutOfShapeKey } from "../projections/store.js";
 import type { VerbRequest } from "./request.js";
 import { PageWriter } from "./page-writer.js";
-import { readableContradicts } from "../keys/mod.js";
+import { answeredCheck, readableContradicts } from "../keys/mod.js";
 
 export interface AnswerContext {
   readonly store: ProjectionStore;
@@ -236,13 +236,7 @@ class BuiltPage implements Page {
   }
 }
 
-/** Whether the registry answers a kind: what the `answered` flag of needs says. */
-export function answeredBy(registry: ProjectionStore): (kind: string) => boolean {
-  return (kind) => registry.slotOf(kind) >= 0;
-}
-
 /** A bucket's whole answer in one unpaged body (dump, dashboard snapshot, verify), at most `limit` entries. */
 export function wholeAnswer(what: VerbRequest["what"], store: ProjectionStore, registry: ProjectionStore, limit?: number): string {
-  const isAnswered = what === "needs" ? answeredBy(registry) : undefined;
-  return buildPage({ what, filters: {}, limit }, { store, isAnswered, maxBytes: Number.MAX_SAFE_INTEGER }).body;
+  return buildPage({ what, filters: {}, limit }, { store, isAnswered: answeredCheck(what, () => registry), maxBytes: Number.MAX_SAFE_INTEGER }).body;
 }

@@ -10,9 +10,9 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "../log.js";
 import { ProvisionerError, wrapError } from "../protocol/errors.js";
-import type { What } from "../keys/mod.js";
+import { answeredCheck, type What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
-import { answeredBy, buildPage } from "./answer.js";
+import { buildPage } from "./answer.js";
 import { AnswerArena, type Carved } from "./arena.js";
 import { answerHash, Doorkeeper } from "./doorkeeper.js";
 import { hashKey } from "../projections/key-table.js";
@@ -242,7 +242,7 @@ export class VerbService {
     let carved: Carved | undefined;
     const page = buildPage(req, {
       store: projection.store,
-      isAnswered: req.what === "needs" ? answeredBy(registry) : undefined,
+      isAnswered: answeredCheck(req.what, () => registry),
       maxBytes: nc.info!.max_payload - PAYLOAD_MARGIN,
       alloc: (n) => (carved = this.arena.take(n)).bytes,
     });
