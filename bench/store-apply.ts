@@ -8,7 +8,7 @@
  *   node dist/bench/store-apply.js [N=100000] [runs=5]
  */
 import { Projection } from "../src/projections/projection.js";
-import { specFor } from "../src/projections/buckets.js";
+import { specFor } from "../src/projections/bucket-specs.js";
 import { KNOWN_KINDS } from "../src/reconcile/registry.js";
 import { MeshOverview } from "../src/projections/overview.js";
 import { createLogger } from "../src/log.js";

@@ -19,7 +19,7 @@ import { headers } from "@nats-io/nats-core";
 import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
 import { ProvisionerClient, VerbError, encodeCollection } from "../src/client/index.js";
 import { VERB_SUBJECT } from "../src/protocol/subjects.js";
-import { BUCKETS } from "../src/projections/buckets.js";
+import { BUCKETS } from "../src/keys/mod.js";
 import { tokenOf, type History, type ReadRecord, type WriteOp } from "./history.js";
 import type { Rng } from "./rng.js";
 import { NODE_BUCKETS, type NodeBucket } from "./schedule.js";

@@ -9,8 +9,8 @@ import { Kvm } from "@nats-io/kv";
 import type { Subscription } from "rxjs";
 import type { Logger } from "./log.js";
 import { ProvisionerError, wrapError } from "./protocol/errors.js";
-import { isAnswered, knownKinds, WHATS, type What } from "./keys/mod.js";
-import { BUCKETS, SEAT_BUCKET, specFor } from "./projections/buckets.js";
+import { BUCKETS, isAnswered, knownKinds, SEAT_BUCKET, streamName, WHATS, type What } from "./keys/mod.js";
+import { specFor } from "./projections/bucket-specs.js";
 import { Projection } from "./projections/projection.js";
 import { ensureBuckets, type BucketLimits, type BucketPlan } from "./streams/buckets.js";
 import { watchBucket } from "./streams/kv-watch.js";
@@ -180,7 +180,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     version: VERSION,
     maxWaitMs: opts.maxWaitMs,
     observe: opts.observe,
-    lastSeq: async (bucket) => (await jsm.streams.info(`KV_${bucket}`)).state.last_seq,
+    lastSeq: async (bucket) => (await jsm.streams.info(streamName(bucket))).state.last_seq,
     statsData: () => ({ seat: { holder: seat.holder ?? null, isHolder: seat.isHolder, instance: seat.instance }, consumers: consumers.snapshot() }),
   });
   try {

@@ -7,7 +7,7 @@ import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { WHATS, type What } from "../keys/mod.js";
-import { BUCKETS } from "../projections/buckets.js";
+import { BUCKETS } from "../keys/mod.js";
 import type { Provisioner } from "../main.js";
 import { wholeAnswer } from "../verb/answer.js";
 import type { Answer } from "../client/index.js";

@@ -6,7 +6,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { JetStreamManager } from "@nats-io/jetstream";
 import type { Provisioner } from "../main.js";
-import { WHATS } from "../keys/mod.js";
+import { streamName, WHATS } from "../keys/mod.js";
 
 export interface Metrics {
   readonly registry: Registry;
@@ -74,7 +74,7 @@ export function createMetrics(): Metrics & { bind(p: Provisioner, jsm: JetStream
       const infos = await Promise.all(
         WHATS.map((w) =>
           Promise.race([
-            jsm.streams.info(`KV_${p.projections[w].store.spec.bucket}`).catch(() => null),
+            jsm.streams.info(streamName(p.projections[w].store.spec.bucket)).catch(() => null),
             new Promise<null>((r) => setTimeout(() => r(null), 1000).unref()),
           ]),
         ),

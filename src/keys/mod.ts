@@ -12,5 +12,6 @@ export {
   parseRegistryKey,
   readableContradicts,
 } from "./shapes.js";
+export { BUCKETS, SEAT_BUCKET, streamName } from "./buckets.js";
 export { knownKinds, isAnswered, answeredCheck, type RegistryLookup } from "./kinds.js";
 export type { What, Shape, NeedsFields, AppliedFields, CollectFields, RegistryFields } from "./shapes.js";

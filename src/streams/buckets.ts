@@ -8,6 +8,7 @@ import { DiscardPolicy, RetentionPolicy, StorageType, JetStreamApiError, type Je
 import type { Logger } from "../log.js";
 import { wrapError } from "../protocol/errors.js";
 import { violationIn } from "../permissions/violation.js";
+import { streamName } from "../keys/mod.js";
 
 export interface BucketPlan {
   readonly bucket: string;
@@ -63,7 +64,7 @@ function describeUpdate(config: StreamConfig, update: Partial<StreamConfig>): st
 function kvStreamConfig(plan: BucketPlan, replicas: number, limits: BucketLimits): Partial<StreamConfig> & { name: string } {
   return {
     ...limitsOf(plan, limits),
-    name: `KV_${plan.bucket}`,
+    name: streamName(plan.bucket),
     subjects: [`$KV.${plan.bucket}.>`],
     retention: RetentionPolicy.Limits,
     max_msgs_per_subject: 1,
@@ -105,7 +106,7 @@ export async function ensureBucket(
   log: Logger,
   limits: BucketLimits = DEFAULT_BUCKET_LIMITS,
 ): Promise<BucketOutcome> {
-  const name = `KV_${plan.bucket}`;
+  const name = streamName(plan.bucket);
   try {
     let info;
     try {

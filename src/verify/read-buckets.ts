@@ -5,8 +5,8 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { firstValueFrom, filter, timeout } from "rxjs";
 import type { Logger } from "../log.js";
-import { WHATS, type What } from "../keys/mod.js";
-import { BUCKETS, specFor } from "../projections/buckets.js";
+import { BUCKETS, WHATS, type What } from "../keys/mod.js";
+import { specFor } from "../projections/bucket-specs.js";
 import { KNOWN_KINDS } from "../reconcile/registry.js";
 import { Projection } from "../projections/projection.js";
 import { watchBucket } from "../streams/kv-watch.js";

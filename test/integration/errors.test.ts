@@ -7,7 +7,7 @@ import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats
 import { memoryLogger } from "../../src/log.js";
 import { WHATS, type What } from "../../src/keys/mod.js";
 import { Projection } from "../../src/projections/projection.js";
-import { specFor } from "../../src/projections/buckets.js";
+import { specFor } from "../../src/projections/bucket-specs.js";
 import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
 import { VerbService } from "../../src/verb/service.js";
 

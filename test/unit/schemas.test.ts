@@ -13,7 +13,7 @@ import { buildPage } from "../../src/verb/answer.js";
 import { isAnswered as answeredIn } from "../../src/keys/mod.js";
 import { parseRequest } from "../../src/verb/request.js";
 import { ProjectionStore } from "../../src/projections/store.js";
-import { appliedSpec, collectSpec, needsSpec, registrySpec } from "../../src/projections/buckets.js";
+import { appliedSpec, collectSpec, needsSpec, registrySpec } from "../../src/projections/bucket-specs.js";
 import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
 import type { BucketSpec } from "../../src/projections/spec.js";
 import { feedEvent } from "../../src/feed/events.js";

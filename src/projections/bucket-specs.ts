@@ -1,24 +1,16 @@
 /**
- * The four buckets as projections see them: names, shapes, narrowings and
- * indexes. Node buckets' values are opaque (JSON when they parse); registry
- * values must be JSON objects naming a known kind (the kinds are given: the
- * table they come from is the reconciler's, above the projections).
+ * The four buckets' specs as projections see them: shapes, narrowings and
+ * indexes (their names are keys/buckets.ts's). Node buckets' values are
+ * opaque (JSON when they parse); registry values must be JSON objects naming
+ * a known kind (the kinds are given: the table they come from is the
+ * reconciler's, above the projections).
  */
-import { parseAppliedKey, parseCollectKey, parseNeedsKey, parseRegistryKey, type What } from "../keys/mod.js";
+import { BUCKETS, parseAppliedKey, parseCollectKey, parseNeedsKey, parseRegistryKey, type What } from "../keys/mod.js";
 import type { Shape } from "../keys/mod.js";
 import { ProvisionerError } from "../protocol/errors.js";
 import { encodeName } from "../keys/hex.js";
 import { StringHead, TokenHead } from "./entry-head.js";
 import { entryHead, utf8, type BucketSpec, type Decoded, type KeyRange, type Rejected } from "./spec.js";
-
-export const BUCKETS: Readonly<Record<What, string>> = Object.freeze({
-  registry: "mesh-provisioner_registry",
-  needs: "mesh-provisioner_needs",
-  applied: "mesh-provisioner_applied",
-  collect: "mesh-provisioner_collect",
-});
-
-export const SEAT_BUCKET = "mesh-provisioner_seat";
 
 /** The fields of a key that is known to be in shape (an entry's own key). */
 function fieldsOf<F extends Record<string, string>>(parse: (key: string) => Shape<F>): (key: string) => F {
