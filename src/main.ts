@@ -29,6 +29,7 @@ import { Seat } from "./seat/lease.js";
 import { startFeed } from "./feed/publisher.js";
 import { VERSION } from "./version.js";
 import { permissionsError } from "./permissions/violation.js";
+import type { ProvisionerReader } from "./http/reader.js";
 
 export interface ProvisionerOptions {
   readonly registryIntervalMs: number;
@@ -50,11 +51,10 @@ export interface ProvisionerOptions {
   readonly observe?: (status: number, what: string, seconds: number) => void;
 }
 
-export interface Provisioner {
+/** A running provisioner; the HTTP side and the dump read it as a ProvisionerReader. */
+export interface Provisioner extends ProvisionerReader {
   readonly nc: NatsConnection;
   readonly jsm: JetStreamManager;
-  /** True while the connection to the bus is up. */
-  readonly connected: () => boolean;
   readonly projections: Readonly<Record<What, Projection>>;
   /** Counts per node of the whole mesh, kept as the projections apply changes (the dashboard's overview). */
   readonly overview: MeshOverview;

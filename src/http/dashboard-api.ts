@@ -7,7 +7,7 @@
  */
 import { ProvisionerError } from "../protocol/errors.js";
 import { answeredCheck, isPlainToken, WHATS } from "../keys/mod.js";
-import type { Provisioner } from "../main.js";
+import type { ProvisionerReader } from "./reader.js";
 import { MAX_NODE_PAGE, type NodeQuery } from "../projections/overview.js";
 import { buildPage } from "../verb/answer.js";
 
@@ -15,7 +15,7 @@ import { buildPage } from "../verb/answer.js";
 export const NODE_PAGE_ENTRIES = 2_000;
 
 /** The mesh at a glance: seat, sync state, revisions, counts per bucket, the overview's totals. */
-export function overviewJson(p: Provisioner): string {
+export function overviewJson(p: ProvisionerReader): string {
   const buckets = Object.fromEntries(
     WHATS.map((w) => {
       const pr = p.projections[w];
@@ -54,7 +54,7 @@ export function nodeQuery(params: URLSearchParams): NodeQuery {
 }
 
 /** A page of the node list: which part of the list it is, and the mesh's totals beside it. */
-export function nodesJson(p: Provisioner, q: NodeQuery): string {
+export function nodesJson(p: ProvisionerReader, q: NodeQuery): string {
   const page = p.overview.page(q);
   return JSON.stringify({ ...page, limit: q.limit, totals: p.overview.totals() });
 }
@@ -73,7 +73,7 @@ export function nodeParam(params: URLSearchParams): string {
  * the verb answers `{what, node}` (at most NODE_PAGE_ENTRIES entries; `next`
  * when there are more).
  */
-export function nodeJson(p: Provisioner, node: string): string {
+export function nodeJson(p: ProvisionerReader, node: string): string {
   const registry = p.projections.registry.store;
   const parts = (["needs", "applied", "collect"] as const).map((what) => {
     const page = buildPage(

@@ -17,7 +17,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { merge, map, type Subscription } from "rxjs";
 import { answeredCheck, WHATS, type What } from "../keys/mod.js";
 import { feedEvent } from "../feed/events.js";
-import type { Provisioner } from "../main.js";
+import type { ProvisionerReader } from "./reader.js";
 import { overviewJson } from "./dashboard-api.js";
 
 export const OVERVIEW_TICK_MS = 500;
@@ -44,7 +44,7 @@ function nodeOf(key: string): string {
   return dot < 0 ? key : key.slice(0, dot);
 }
 
-export function startEventHub(p: Provisioner, tickMs = OVERVIEW_TICK_MS): EventHub {
+export function startEventHub(p: ProvisionerReader, tickMs = OVERVIEW_TICK_MS): EventHub {
   const clients = new Set<Client>();
   const byNode = new Map<string, Set<Client>>();
   // Read the registry's store at each event: a rebuilt projection swaps its store.
