@@ -15,6 +15,7 @@ import { createLogger } from "../src/log.js";
 import type { WatchEvent } from "../src/streams/kv-watch.js";
 import { Subject } from "rxjs";
 import { keyOf, valueOf } from "./common.js";
+import { DEFAULT_FLOOD_LIMITS } from "../src/defaults.js";
 
 const n = Number(process.argv[2] ?? 100_000);
 const runs = Number(process.argv[3] ?? 5);
@@ -25,7 +26,7 @@ events.push({ type: "synced", lastSeq: n });
 const log = createLogger({ level: "warn" });
 
 for (let r = 0; r < runs; r++) {
-  const overview = new MeshOverview(() => true, Date.now, {});
+  const overview = new MeshOverview(() => true, Date.now, { limits: DEFAULT_FLOOD_LIMITS });
   const p = new Projection(specFor("needs", KNOWN_KINDS), log, overview.observerFor("needs"));
   const watch = new Subject<WatchEvent>();
   p.connect(watch);

@@ -19,7 +19,8 @@ import { CreationTally } from "./streams/creation-tally.js";
 import { isPassing, isTimeout, warnsAt } from "./streams/retry.js";
 import { startSyncProgress } from "./projections/sync-progress.js";
 import { MeshOverview } from "./projections/overview.js";
-import { DEFAULT_FLOOD_LIMITS, type FloodLimits } from "./projections/flood.js";
+import type { FloodLimits } from "./projections/flood.js";
+import { DEFAULT_BUCKET_LIMITS, DEFAULT_FLOOD_LIMITS } from "./defaults.js";
 import { allSynced } from "./streams/synced.js";
 import { kvRegistryWriter } from "./reconcile/apply.js";
 import { Reconciler } from "./reconcile/loop.js";
@@ -122,7 +123,10 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   // During a leader election JetStream's API times out: retry, as for the later start-up steps.
   const jsm = await patiently("reach JetStream", () => openJetStream(nc, opts.inboxPrefix), log);
   const js = jetstream(nc, opts.inboxPrefix ? { watcherPrefix: opts.inboxPrefix } : {});
-  await patiently("create or open the buckets", () => ensureBuckets(jsm, BUCKET_PLANS, opts.replicas, log, opts.bucketLimits), log);
+  // Options a caller left out take the defaults' table's values, here and nowhere below.
+  const bucketLimits = opts.bucketLimits ?? DEFAULT_BUCKET_LIMITS;
+  const floodLimits = opts.floodLimits ?? DEFAULT_FLOOD_LIMITS;
+  await patiently("create or open the buckets", () => ensureBuckets(jsm, BUCKET_PLANS, opts.replicas, log, bucketLimits), log);
 
   const table = opts.table ?? REGISTRY_TABLE;
   const desired = desiredRegistry(table);
@@ -131,11 +135,11 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   // The mesh overview follows the node buckets' stores as they apply; a kind is answered while the registry holds it.
   // A node past the flood limits is named in the log once when it goes over and once when it is back under.
   const overview = new MeshOverview((kind) => isAnswered(projections.registry.store, kind), Date.now, {
-    limits: opts.floodLimits,
+    limits: floodLimits,
     onChange: (c) => {
       if (c.flooding) {
         log.warn(
-          { node: c.node, keys: c.keys, bytes: c.bytes, limits: opts.floodLimits ?? DEFAULT_FLOOD_LIMITS },
+          { node: c.node, keys: c.keys, bytes: c.bytes, limits: floodLimits },
           "a node is flooding its keys: it holds more keys or bytes than any node should; revoke its grant, or raise --flood-keys / --flood-bytes if it is meant to",
         );
       } else log.info({ node: c.node, keys: c.keys, bytes: c.bytes }, "a node is no longer flooding its keys");

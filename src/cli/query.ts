@@ -7,6 +7,7 @@ import { ProvisionerClient, type ProvisionerRequest } from "../client/index.js";
 import { instances } from "../client/instances.js";
 import { describeSeat } from "../protocol/stats.js";
 import { failAndExit } from "./fail.js";
+import { COMMAND_DEFAULTS } from "../defaults.js";
 import { formatAnswer } from "./table.js";
 
 export type QueryFlags = ConnectionFlags & {
@@ -33,7 +34,7 @@ export async function queryCommand(what: string, flags: QueryFlags): Promise<voi
     const nc = await connectBus(connectionConfig(flags), "mesh-provisioner query");
     try {
       const client = new ProvisionerClient(nc, {
-        timeoutMs: flags.timeout ? Number(flags.timeout) : 10_000,
+        timeoutMs: Number(flags.timeout || COMMAND_DEFAULTS.timeout),
         pageSize: flags.limit !== undefined ? Number(flags.limit) : undefined,
       });
       const answer = await client.get(request as ProvisionerRequest);

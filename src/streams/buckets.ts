@@ -28,8 +28,6 @@ export interface BucketLimits {
   readonly nodeBucketBytes: number;
 }
 
-export const DEFAULT_BUCKET_LIMITS: BucketLimits = { maxValueBytes: 64 * 1024, nodeBucketBytes: 1024 ** 3 };
-
 /** The service's own buckets (registry, seat) hold a few kinds and one record: fixed, small limits. */
 export const OWN_BUCKET_LIMITS = { maxValueBytes: 64 * 1024, bucketBytes: 16 * 1024 * 1024 } as const;
 
@@ -104,7 +102,7 @@ export async function ensureBucket(
   plan: BucketPlan,
   replicas: number,
   log: Logger,
-  limits: BucketLimits = DEFAULT_BUCKET_LIMITS,
+  limits: BucketLimits,
 ): Promise<BucketOutcome> {
   const name = streamName(plan.bucket);
   try {
@@ -162,7 +160,7 @@ export async function ensureBuckets(
   plans: readonly BucketPlan[],
   replicas: number,
   log: Logger,
-  limits: BucketLimits = DEFAULT_BUCKET_LIMITS,
+  limits: BucketLimits,
 ): Promise<Record<string, BucketOutcome>> {
   const out: Record<string, BucketOutcome> = {};
   for (const p of plans) out[p.bucket] = await ensureBucket(jsm, p, replicas, log, limits);

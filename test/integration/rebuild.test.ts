@@ -12,6 +12,7 @@ import { ensureBucket } from "../../src/streams/buckets.js";
 import { watchBucket } from "../../src/streams/kv-watch.js";
 import { eventually } from "../helpers/eventually.js";
 import { streamName } from "../../src/keys/mod.js";
+import { DEFAULT_BUCKET_LIMITS } from "../../src/defaults.js";
 
 let server: RunningNatsServer;
 let nc: NatsConnection;
@@ -28,7 +29,7 @@ test("when the history needed to resume is gone, the projection is rebuilt from 
   const { log, lines } = memoryLogger("info");
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
-  await ensureBucket(jsm, { bucket: needsSpec.bucket, refuseRollups: true }, 1, log);
+  await ensureBucket(jsm, { bucket: needsSpec.bucket, refuseRollups: true }, 1, log, DEFAULT_BUCKET_LIMITS);
   const kv = await new Kvm(js).open(needsSpec.bucket);
   const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 
