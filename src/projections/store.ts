@@ -49,8 +49,7 @@ export class Projected {
   }
 }
 
-/** What replaces an entry JSON's closing brace when the registry does not answer its kind (needs). */
-export const ANSWERED_FALSE = ',"answered":false}';
+export { ANSWERED_FALSE } from "../protocol/answered.js";
 
 export interface OutOfShapeKey {
   readonly key: string;
