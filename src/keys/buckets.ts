@@ -4,7 +4,7 @@
  * consumer, a lag, a grant, a bucket's settings) names it through
  * `streamName`, so the one convention lives here.
  */
-import type { What } from "./shapes.js";
+import type { What } from "../protocol/what.js";
 
 export const BUCKETS: Readonly<Record<What, string>> = Object.freeze({
   registry: "mesh-provisioner_registry",

@@ -7,7 +7,7 @@
  * - a kind is answered while the registry holds an entry under it, and only
  *   needs carry that as their `answered` flag.
  */
-import type { What } from "./shapes.js";
+import type { What } from "../protocol/what.js";
 
 /** The known kinds: every kind the table names. */
 export function knownKinds(table: Iterable<{ readonly kind: string }>): ReadonlySet<string> {

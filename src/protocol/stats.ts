@@ -5,7 +5,7 @@
  * service builds it, the client reads it to find the seat's holder and the
  * furthest revision applied; both take the shape from here.
  */
-import type { What } from "../keys/mod.js";
+import type { What } from "./what.js";
 
 /** The seat's value in its bucket: who holds it, since when. */
 export interface HolderValue {
