@@ -21,7 +21,7 @@
  */
 import { BUCKETS, isPlainToken, SEAT_BUCKET, streamName } from "../keys/mod.js";
 import { ProvisionerError } from "../protocol/errors.js";
-import { FEED_PREFIX, VERB_SUBJECT, SERVICE_NAME } from "../protocol/subjects.js";
+import { bucketFeedSubject, FEED_PREFIX, nodeFeedSubjects, VERB_SUBJECT, SERVICE_NAME } from "../protocol/subjects.js";
 import { inboxPrefix, type Role } from "./inbox.js";
 
 export { inboxPrefix, ROLES, type Role } from "./inbox.js";
@@ -102,7 +102,7 @@ function node(n: string): Grant {
     },
     // Its own keys' feed events and the registry's, so that a client's watch of them stays current.
     subscribe: {
-      allow: [`${inboxPrefix("node", n)}.>`, ...NODE_BUCKETS_WHATS.flatMap((w) => [`${FEED_PREFIX}.${w}.${n}.>`, `${FEED_PREFIX}.${w}.${n}`]), `${FEED_PREFIX}.registry.>`],
+      allow: [`${inboxPrefix("node", n)}.>`, ...NODE_BUCKETS_WHATS.flatMap((w) => nodeFeedSubjects(w, n)), bucketFeedSubject("registry")],
       deny: [],
     },
     allow_responses: false,
@@ -115,7 +115,7 @@ function provider(): Grant {
       allow: [`${API}.INFO`, ...readBucket(BUCKETS.needs), ...askVerb()],
       deny: [...ALWAYS_DENIED, `${API}.STREAM.UPDATE.>`, `${API}.STREAM.CREATE.>`, "$KV.>"],
     },
-    subscribe: { allow: [`${inboxPrefix("provider")}.>`, `${FEED_PREFIX}.needs.>`, `${FEED_PREFIX}.registry.>`], deny: [] },
+    subscribe: { allow: [`${inboxPrefix("provider")}.>`, bucketFeedSubject("needs"), bucketFeedSubject("registry")], deny: [] },
     allow_responses: false,
   };
 }

@@ -24,3 +24,17 @@ export const FEED_PREFIX = "mesh-provisioner.feed";
 export function feedSubject(what: string, key: string): string {
   return `${FEED_PREFIX}.${what}.${key}`;
 }
+
+/** Every change of the bucket of `what`. */
+export function bucketFeedSubject(what: string): string {
+  return feedSubject(what, ">");
+}
+
+/**
+ * The changes of one node's keys in the bucket of `what`: its keys, and a
+ * key of one token that is the node's name (out of shape, but readable as
+ * its node). What a node's grant allows and what its client subscribes to.
+ */
+export function nodeFeedSubjects(what: string, node: string): string[] {
+  return [feedSubject(what, `${node}.>`), feedSubject(what, node)];
+}

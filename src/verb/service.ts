@@ -10,7 +10,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "../log.js";
 import { ProvisionerError, wrapError } from "../protocol/errors.js";
-import { answeredCheck, type What } from "../keys/mod.js";
+import { answeredCheck, WHATS, type What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
 import { buildPage } from "./answer.js";
 import { AnswerArena, type Carved } from "./arena.js";
@@ -336,5 +336,5 @@ function whatOf(body: Uint8Array): string {
   const text = headDecoder.decode(body.subarray(0, 256));
   const m = /"what"\s*:\s*"([^"]*)"/.exec(text);
   if (m === null) return text.includes('"what"') ? "invalid" : "registry";
-  return ["registry", "needs", "applied", "collect"].includes(m[1] as string) ? (m[1] as string) : "invalid";
+  return (WHATS as readonly string[]).includes(m[1] as string) ? (m[1] as string) : "invalid";
 }
