@@ -6,9 +6,10 @@
 import { readFileSync } from "node:fs";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
+import { streamName } from "../src/keys/mod.js";
 
 export const NEEDS_BUCKET = "mesh-provisioner_needs";
-export const NEEDS_STREAM = `KV_${NEEDS_BUCKET}`;
+export const NEEDS_STREAM = streamName(NEEDS_BUCKET);
 export const ECHO_SUBJECT = "bench.echo";
 /** The bare put -> visible anchor answers here. */
 export const VISIBLE_SUBJECT = "bench.visible";

@@ -12,6 +12,7 @@ import { BUCKET_PLANS } from "../src/main.js";
 import { ensureBuckets } from "../src/streams/buckets.js";
 import { createLogger } from "../src/log.js";
 import { keyOf, NEEDS_BUCKET, valueOf } from "./common.js";
+import { DEFAULT_BUCKET_LIMITS } from "../src/defaults.js";
 
 export interface LoadResult {
   keys: number;
@@ -55,7 +56,7 @@ export class Progress {
 
 export async function ensureServiceBuckets(nc: NatsConnection): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  await ensureBuckets(jsm, BUCKET_PLANS, 1, createLogger({ level: "warn" }));
+  await ensureBuckets(jsm, BUCKET_PLANS, 1, createLogger({ level: "warn" }), DEFAULT_BUCKET_LIMITS);
 }
 
 export async function openNeeds(nc: NatsConnection): Promise<KV> {

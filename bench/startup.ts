@@ -22,8 +22,8 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm } from "@nats-io/kv";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Svcm } from "@nats-io/services";
-import { SERVICE_NAME, VERB_SUBJECT } from "../src/verb/service.js";
-import type { CreationCounts } from "../src/streams/creation-tally.js";
+import { SERVICE_NAME, VERB_SUBJECT } from "../src/protocol/subjects.js";
+import { statsOf, type CreationCounts } from "../src/protocol/stats.js";
 import { startWriter, type WriterResult } from "./background-writer.js";
 import { logTime, MEASURED_NODE_FLAGS, spawnAnchor, spawnService, SYNCED_MSG, type Child } from "./children.js";
 import { ANCHOR_JS_TIMEOUT_MS, nodeCount, NEEDS_BUCKET, NEEDS_STREAM, sleep } from "./common.js";
@@ -80,7 +80,7 @@ async function stats(nc: NatsConnection, count: number): Promise<Stats[]> {
   const out: Stats[] = [];
   const client = new Svcm(nc).client({ strategy: "count", maxMessages: count, maxWait: 3000 });
   for await (const s of await client.stats(SERVICE_NAME)) {
-    const d = (s.endpoints?.[0]?.data ?? {}) as { requests?: number; projections?: { needs?: Stats["needs"] }; consumers?: Stats["consumers"]; seat?: { instance?: string } };
+    const d = statsOf(s) ?? {};
     out.push({ id: s.id, instance: d.seat?.instance, requests: d.requests ?? 0, needs: d.projections?.needs, consumers: d.consumers });
   }
   return out.sort((a, b) => (a.id < b.id ? -1 : 1));

@@ -8,12 +8,14 @@
  *   node dist/bench/store-apply.js [N=100000] [runs=5]
  */
 import { Projection } from "../src/projections/projection.js";
-import { specFor } from "../src/projections/buckets.js";
+import { specFor } from "../src/projections/bucket-specs.js";
+import { KNOWN_KINDS } from "../src/reconcile/registry.js";
 import { MeshOverview } from "../src/projections/overview.js";
 import { createLogger } from "../src/log.js";
 import type { WatchEvent } from "../src/streams/kv-watch.js";
 import { Subject } from "rxjs";
 import { keyOf, valueOf } from "./common.js";
+import { DEFAULT_FLOOD_LIMITS } from "../src/defaults.js";
 
 const n = Number(process.argv[2] ?? 100_000);
 const runs = Number(process.argv[3] ?? 5);
@@ -24,8 +26,8 @@ events.push({ type: "synced", lastSeq: n });
 const log = createLogger({ level: "warn" });
 
 for (let r = 0; r < runs; r++) {
-  const overview = new MeshOverview(() => true, Date.now, {});
-  const p = new Projection(specFor("needs"), log, overview.observerFor("needs"));
+  const overview = new MeshOverview(() => true, Date.now, { limits: DEFAULT_FLOOD_LIMITS });
+  const p = new Projection(specFor("needs", KNOWN_KINDS), log, overview.observerFor("needs"));
   const watch = new Subject<WatchEvent>();
   p.connect(watch);
   const t0 = performance.now();

@@ -12,7 +12,7 @@
  */
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { VERB_SUBJECT } from "../src/verb/service.js";
+import { VERB_SUBJECT } from "../src/protocol/subjects.js";
 import { ECHO_SUBJECT } from "./common.js";
 import { cyclingTarget, fixedTarget, throughput, type Target } from "./measure.js";
 import { bumpRevision, startTicker } from "./revision-ticker.js";

@@ -12,7 +12,7 @@
  */
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { VERB_SUBJECT } from "../src/verb/service.js";
+import { VERB_SUBJECT } from "../src/protocol/subjects.js";
 import { logTime, spawnService, SYNCED_MSG } from "./children.js";
 import { cyclingTarget, throughput } from "./measure.js";
 import { bumpRevision, startTicker } from "./revision-ticker.js";

@@ -6,7 +6,8 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Svcm } from "@nats-io/services";
-import { SERVICE_NAME } from "../src/verb/service.js";
+import { SERVICE_NAME } from "../src/protocol/subjects.js";
+import { statsOf } from "../src/protocol/stats.js";
 
 export interface VerbTally {
   instances: number;
@@ -20,7 +21,7 @@ export async function verbTally(nc: NatsConnection, instances: number, maxWaitMs
   try {
     const client = new Svcm(nc).client({ strategy: "count", maxMessages: instances, maxWait: maxWaitMs });
     for await (const s of await client.stats(SERVICE_NAME)) {
-      const data = s.endpoints?.[0]?.data as { requests?: unknown; cacheHits?: unknown } | undefined;
+      const data = statsOf(s);
       out.instances++;
       out.requests += typeof data?.requests === "number" ? data.requests : Number.NaN;
       out.cacheHits += typeof data?.cacheHits === "number" ? data.cacheHits : Number.NaN;

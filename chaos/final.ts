@@ -10,7 +10,8 @@
 import { readFile, rm } from "node:fs/promises";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Svcm } from "@nats-io/services";
-import { SERVICE_NAME } from "../src/verb/service.js";
+import { SERVICE_NAME } from "../src/protocol/subjects.js";
+import { statsOf } from "../src/protocol/stats.js";
 import { WHATS, type What } from "../src/keys/mod.js";
 import { followerDifferences } from "./checks.js";
 import type { Follower } from "./followers.js";
@@ -26,7 +27,7 @@ export async function appliedRevisions(nc: NatsConnection): Promise<Map<string, 
   const out = new Map<string, Map<string, number>>();
   const iter = await new Svcm(nc).client({ strategy: "timer", maxWait: 1000 }).stats(SERVICE_NAME);
   for await (const s of iter) {
-    const data = s.endpoints?.[0]?.data as { seat?: { instance?: string }; projections?: Record<string, { what: string; revision: number }> } | undefined;
+    const data = statsOf(s);
     if (!data?.seat?.instance) continue;
     out.set(data.seat.instance, new Map(Object.values(data.projections ?? {}).map((p) => [p.what, p.revision])));
   }

@@ -12,14 +12,14 @@ import { headers } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import { WRITER_HEADER } from "../src/reconcile/apply.js";
-import { BUCKETS, SEAT_BUCKET } from "../src/projections/buckets.js";
+import { BUCKETS, SEAT_BUCKET, streamName } from "../src/keys/mod.js";
 import type { What } from "../src/keys/mod.js";
 import { tokenOf, type BucketFinal, type History, type HolderRecord, type SeatRecord } from "./history.js";
 
 export const TAMPER_HEADER = "Chaos-Tamper";
-export const SEAT_STREAM = `KV_${SEAT_BUCKET}`;
-export const REGISTRY_STREAM = `KV_${BUCKETS.registry}`;
-export const streamOf = (bucket: What | "seat"): string => (bucket === "seat" ? SEAT_STREAM : `KV_${BUCKETS[bucket]}`);
+export const SEAT_STREAM = streamName(SEAT_BUCKET);
+export const REGISTRY_STREAM = streamName(BUCKETS.registry);
+export const streamOf = (bucket: What | "seat"): string => (bucket === "seat" ? SEAT_STREAM : streamName(BUCKETS[bucket]));
 
 const nanosToMs = (n: bigint | number): number => Number(BigInt(n) / 1_000_000n);
 

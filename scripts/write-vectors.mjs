@@ -20,10 +20,12 @@ const dist = (p) => import(`${root}dist/src/${p}`);
 const { encodeName, decodeName, parseKey } = await dist("keys/mod.js");
 const { KNOWN_KINDS } = await dist("reconcile/registry.js");
 const { parseRequest } = await dist("verb/request.js");
-const { buildPage, answeredBy } = await dist("verb/answer.js");
+const { buildPage } = await dist("verb/answer.js");
+const { isAnswered: answeredIn } = await dist("keys/mod.js");
 const { ProjectionStore } = await dist("projections/store.js");
-const { appliedSpec, collectSpec, needsSpec, registrySpec } = await dist("projections/buckets.js");
-const { feedEvent, feedSubject } = await dist("feed/events.js");
+const { appliedSpec, collectSpec, needsSpec, registrySpec } = await dist("projections/bucket-specs.js");
+const { feedEvent } = await dist("feed/events.js");
+const { feedSubject } = await dist("protocol/subjects.js");
 const { needsKey, appliedKey, collectKey } = await dist("client/keys.js");
 const { covers, feedSubjects, filtersOf } = await dist("client/narrowing.js");
 const { ViewState } = await dist("client/view-state.js");
@@ -172,7 +174,7 @@ files["requests.json"] = {
 
 const enc = new TextEncoder();
 const bytes = (v) => enc.encode(typeof v === "string" ? v : JSON.stringify(v));
-const SPECS = { registry: registrySpec(), needs: needsSpec, applied: appliedSpec, collect: collectSpec };
+const SPECS = { registry: registrySpec(KNOWN_KINDS), needs: needsSpec, applied: appliedSpec, collect: collectSpec };
 // The data set the schema tests build their replies from too.
 const { SAMPLE_PUTS: PUTS } = await import(`${root}dist/test/helpers/sample-puts.js`);
 const storeOf = (what) => {
@@ -183,7 +185,7 @@ const storeOf = (what) => {
   return store;
 };
 const stores = Object.fromEntries(Object.keys(PUTS).map((w) => [w, storeOf(w)]));
-const isAnswered = answeredBy(stores.registry);
+const isAnswered = (kind) => answeredIn(stores.registry, kind);
 const replies = [];
 const ask = (request, maxBytes = 1024 * 1024) => {
   const r = parseRequest(JSON.stringify(request));

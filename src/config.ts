@@ -3,12 +3,12 @@
  * validated, and frozen. Flags win over the environment. Everything invalid is
  * a ProvisionerError("CONFIG") whose message names the flag and what to write.
  */
-import { ProvisionerError } from "./errors.js";
-import { formatSize, parseSize } from "./size.js";
-import { DEFAULT_BUCKET_LIMITS, type BucketLimits } from "./streams/buckets.js";
-import { DEFAULT_FLOOD_LIMITS, type FloodLimits } from "./projections/flood.js";
+import { ProvisionerError } from "./protocol/errors.js";
+import { parseSize } from "./size.js";
+import type { BucketLimits } from "./streams/buckets.js";
+import type { FloodLimits } from "./projections/flood.js";
 import { parseDuration } from "./duration.js";
-import { DEFAULT_HEAP_GROWING_PERCENT } from "./heap.js";
+import { CONNECTION_DEFAULTS, SERVE_DEFAULTS } from "./defaults.js";
 import { COMMAND_ROLE, inboxPrefix, SERVE_ROLE } from "./permissions/inbox.js";
 
 /** How to reach the bus: the same for every command that talks to it. */
@@ -68,8 +68,6 @@ export type ServeFlags = ConnectionFlags &
 
 type Env = Readonly<Record<string, string | undefined>>;
 
-const DEFAULT_URL = "nats://127.0.0.1:4222";
-
 function pick(flag: string | undefined, env: Env, name: string): string | undefined {
   const v = flag ?? env[name];
   return v === undefined || v === "" ? undefined : v;
@@ -86,7 +84,7 @@ export function connectionConfig(
   env: Env = process.env,
   defaultInboxPrefix: string = inboxPrefix(COMMAND_ROLE),
 ): ConnectionConfig {
-  const url = pick(flags.server, env, "NATS_URL") ?? DEFAULT_URL;
+  const url = pick(flags.server, env, "NATS_URL") ?? CONNECTION_DEFAULTS.server;
   const servers = url.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   for (const s of servers) {
     if (!/^(nats|tls|ws|wss):\/\/[^\s]+$|^[^\s/:]+(:\d+)?$/.test(s)) {
@@ -151,23 +149,23 @@ export function serveConfig(flags: ServeFlags, env: Env = process.env): ServeCon
   const cfg: ServeConfig = {
     // The service's inboxes are under the provisioner's prefix unless told otherwise.
     connection: connectionConfig(flags, env, inboxPrefix(SERVE_ROLE)),
-    registryIntervalMs: parseDuration(flags.registryInterval ?? "1h", "--registry-interval"),
-    seatTtlMs: parseDuration(flags.seatTtl ?? "10s", "--seat-ttl"),
-    replicas: positiveInt(flags.replicas ?? "1", "--replicas", 5),
+    registryIntervalMs: parseDuration(flags.registryInterval ?? SERVE_DEFAULTS.registryInterval, "--registry-interval"),
+    seatTtlMs: parseDuration(flags.seatTtl ?? SERVE_DEFAULTS.seatTtl, "--seat-ttl"),
+    replicas: positiveInt(flags.replicas ?? SERVE_DEFAULTS.replicas, "--replicas", 5),
     http: flags.http === undefined ? undefined : parseHostPort(flags.http),
     httpToken: pick(flags.httpToken, env, "MESH_PROVISIONER_HTTP_TOKEN"),
-    maxWaitMs: parseDuration(flags.maxWait ?? "5s", "--max-wait"),
-    driftDelayMs: parseDuration(flags.driftDelay ?? "250ms", "--drift-delay"),
-    logLevel: flags.logLevel ?? env["LOG_LEVEL"] ?? "info",
+    maxWaitMs: parseDuration(flags.maxWait ?? SERVE_DEFAULTS.maxWait, "--max-wait"),
+    driftDelayMs: parseDuration(flags.driftDelay ?? SERVE_DEFAULTS.driftDelay, "--drift-delay"),
+    logLevel: flags.logLevel ?? env["LOG_LEVEL"] ?? SERVE_DEFAULTS.logLevel,
     bucketLimits: {
-      maxValueBytes: parseSize(flags.maxValueBytes ?? formatSize(DEFAULT_BUCKET_LIMITS.maxValueBytes), "--max-value-bytes"),
-      nodeBucketBytes: parseSize(flags.bucketMaxBytes ?? formatSize(DEFAULT_BUCKET_LIMITS.nodeBucketBytes), "--bucket-max-bytes"),
+      maxValueBytes: parseSize(flags.maxValueBytes ?? SERVE_DEFAULTS.maxValueBytes, "--max-value-bytes"),
+      nodeBucketBytes: parseSize(flags.bucketMaxBytes ?? SERVE_DEFAULTS.bucketMaxBytes, "--bucket-max-bytes"),
     },
     floodLimits: {
-      keys: positiveInt(flags.floodKeys ?? String(DEFAULT_FLOOD_LIMITS.keys), "--flood-keys", Number.MAX_SAFE_INTEGER),
-      bytes: parseSize(flags.floodBytes ?? formatSize(DEFAULT_FLOOD_LIMITS.bytes), "--flood-bytes"),
+      keys: positiveInt(flags.floodKeys ?? SERVE_DEFAULTS.floodKeys, "--flood-keys", Number.MAX_SAFE_INTEGER),
+      bytes: parseSize(flags.floodBytes ?? SERVE_DEFAULTS.floodBytes, "--flood-bytes"),
     },
-    heapGrowingPercent: percent(pick(flags.heapGrowing, env, "MESH_PROVISIONER_HEAP_GROWING") ?? String(DEFAULT_HEAP_GROWING_PERCENT), "--heap-growing"),
+    heapGrowingPercent: percent(pick(flags.heapGrowing, env, "MESH_PROVISIONER_HEAP_GROWING") ?? SERVE_DEFAULTS.heapGrowing, "--heap-growing"),
   };
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(cfg.logLevel)) {
     throw new ProvisionerError("CONFIG", `--log-level "${cfg.logLevel}" must be one of fatal, error, warn, info, debug, trace, silent`);

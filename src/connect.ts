@@ -14,7 +14,7 @@ import {
   type NatsConnection,
 } from "@nats-io/nats-core";
 import type { ConnectionConfig } from "./config.js";
-import { ProvisionerError, wrapError } from "./errors.js";
+import { ProvisionerError, wrapError } from "./protocol/errors.js";
 import { noteViolation } from "./permissions/violation.js";
 
 function readSecretFile(path: string, what: string): Uint8Array {

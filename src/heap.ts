@@ -15,9 +15,6 @@
  */
 import { setFlagsFromString } from "node:v8";
 
-/** The default: the next full collection once the heap is 4x what the last one left live. */
-export const DEFAULT_HEAP_GROWING_PERCENT = 300;
-
 /** Apply `percent` (0 leaves V8's own heuristic). */
 export function setHeapGrowing(percent: number): void {
   if (percent > 0) setFlagsFromString(`--heap-growing-percent=${percent}`);

@@ -6,7 +6,7 @@
  */
 import { createRequire } from "node:module";
 import { pino, type Logger, type DestinationStream } from "pino";
-import { ProvisionerError } from "./errors.js";
+import { ProvisionerError } from "./protocol/errors.js";
 
 export type { Logger } from "pino";
 

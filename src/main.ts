@@ -8,9 +8,9 @@ import { jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jet
 import { Kvm } from "@nats-io/kv";
 import type { Subscription } from "rxjs";
 import type { Logger } from "./log.js";
-import { ProvisionerError, wrapError } from "./errors.js";
-import { WHATS, type What } from "./keys/mod.js";
-import { BUCKETS, SEAT_BUCKET, specFor } from "./projections/buckets.js";
+import { ProvisionerError, wrapError } from "./protocol/errors.js";
+import { BUCKETS, isAnswered, knownKinds, SEAT_BUCKET, streamName, WHATS, type What } from "./keys/mod.js";
+import { specFor } from "./projections/bucket-specs.js";
 import { Projection } from "./projections/projection.js";
 import { ensureBuckets, type BucketLimits, type BucketPlan } from "./streams/buckets.js";
 import { watchBucket } from "./streams/kv-watch.js";
@@ -19,7 +19,8 @@ import { CreationTally } from "./streams/creation-tally.js";
 import { isPassing, isTimeout, warnsAt } from "./streams/retry.js";
 import { startSyncProgress } from "./projections/sync-progress.js";
 import { MeshOverview } from "./projections/overview.js";
-import { DEFAULT_FLOOD_LIMITS, type FloodLimits } from "./projections/flood.js";
+import type { FloodLimits } from "./projections/flood.js";
+import { DEFAULT_BUCKET_LIMITS, DEFAULT_FLOOD_LIMITS } from "./defaults.js";
 import { allSynced } from "./streams/synced.js";
 import { kvRegistryWriter } from "./reconcile/apply.js";
 import { Reconciler } from "./reconcile/loop.js";
@@ -29,6 +30,7 @@ import { Seat } from "./seat/lease.js";
 import { startFeed } from "./feed/publisher.js";
 import { VERSION } from "./version.js";
 import { permissionsError } from "./permissions/violation.js";
+import type { ProvisionerReader } from "./http/reader.js";
 
 export interface ProvisionerOptions {
   readonly registryIntervalMs: number;
@@ -50,11 +52,10 @@ export interface ProvisionerOptions {
   readonly observe?: (status: number, what: string, seconds: number) => void;
 }
 
-export interface Provisioner {
+/** A running provisioner; the HTTP side and the dump read it as a ProvisionerReader. */
+export interface Provisioner extends ProvisionerReader {
   readonly nc: NatsConnection;
   readonly jsm: JetStreamManager;
-  /** True while the connection to the bus is up. */
-  readonly connected: () => boolean;
   readonly projections: Readonly<Record<What, Projection>>;
   /** Counts per node of the whole mesh, kept as the projections apply changes (the dashboard's overview). */
   readonly overview: MeshOverview;
@@ -122,20 +123,23 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   // During a leader election JetStream's API times out: retry, as for the later start-up steps.
   const jsm = await patiently("reach JetStream", () => openJetStream(nc, opts.inboxPrefix), log);
   const js = jetstream(nc, opts.inboxPrefix ? { watcherPrefix: opts.inboxPrefix } : {});
-  await patiently("create or open the buckets", () => ensureBuckets(jsm, BUCKET_PLANS, opts.replicas, log, opts.bucketLimits), log);
+  // Options a caller left out take the defaults' table's values, here and nowhere below.
+  const bucketLimits = opts.bucketLimits ?? DEFAULT_BUCKET_LIMITS;
+  const floodLimits = opts.floodLimits ?? DEFAULT_FLOOD_LIMITS;
+  await patiently("create or open the buckets", () => ensureBuckets(jsm, BUCKET_PLANS, opts.replicas, log, bucketLimits), log);
 
   const table = opts.table ?? REGISTRY_TABLE;
   const desired = desiredRegistry(table);
-  const knownKinds = new Set(desired.keys());
+  const kinds = knownKinds(table);
   const projections = {} as Record<What, Projection>;
   // The mesh overview follows the node buckets' stores as they apply; a kind is answered while the registry holds it.
   // A node past the flood limits is named in the log once when it goes over and once when it is back under.
-  const overview = new MeshOverview((kind) => projections.registry.store.slotOf(kind) >= 0, Date.now, {
-    limits: opts.floodLimits,
+  const overview = new MeshOverview((kind) => isAnswered(projections.registry.store, kind), Date.now, {
+    limits: floodLimits,
     onChange: (c) => {
       if (c.flooding) {
         log.warn(
-          { node: c.node, keys: c.keys, bytes: c.bytes, limits: opts.floodLimits ?? DEFAULT_FLOOD_LIMITS },
+          { node: c.node, keys: c.keys, bytes: c.bytes, limits: floodLimits },
           "a node is flooding its keys: it holds more keys or bytes than any node should; revoke its grant, or raise --flood-keys / --flood-bytes if it is meant to",
         );
       } else log.info({ node: c.node, keys: c.keys, bytes: c.bytes }, "a node is no longer flooding its keys");
@@ -150,7 +154,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   const gate = new CreationGate();
   const consumers = new CreationTally();
   for (const what of WHATS) {
-    const p = new Projection(specFor(what, knownKinds), log, what === "registry" ? undefined : overview.observerFor(what));
+    const p = new Projection(specFor(what, kinds), log, what === "registry" ? undefined : overview.observerFor(what));
     projections[what] = p;
     const deps = { nc, log, inboxPrefix: opts.inboxPrefix, gate, onCreation: consumers.record };
     subs.push(p.connect(watchBucket(deps, { bucket: BUCKETS[what], fromRevision: () => p.received })));
@@ -180,7 +184,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     version: VERSION,
     maxWaitMs: opts.maxWaitMs,
     observe: opts.observe,
-    lastSeq: async (bucket) => (await jsm.streams.info(`KV_${bucket}`)).state.last_seq,
+    lastSeq: async (bucket) => (await jsm.streams.info(streamName(bucket))).state.last_seq,
     statsData: () => ({ seat: { holder: seat.holder ?? null, isHolder: seat.isHolder, instance: seat.instance }, consumers: consumers.snapshot() }),
   });
   try {

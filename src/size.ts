@@ -1,5 +1,5 @@
 /** Sizes as the command line takes them: `65536`, `64KiB`, `16MiB`, `1GiB` (also KB, MB, GB as powers of 1000). */
-import { ProvisionerError } from "./errors.js";
+import { ProvisionerError } from "./protocol/errors.js";
 
 const UNIT: Record<string, number> = {
   "": 1,

@@ -8,7 +8,7 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm } from "@nats-io/kv";
-import { BUCKETS } from "../projections/buckets.js";
+import { BUCKETS } from "../keys/mod.js";
 import { encodeName } from "../keys/mod.js";
 import type { Logger } from "../log.js";
 

@@ -4,7 +4,7 @@ import { connectionConfig, type ConnectionFlags } from "../config.js";
 import { connectBus } from "../connect.js";
 import { WHATS, type What } from "../keys/mod.js";
 import { ProvisionerClient, type Answer } from "../client/index.js";
-import { instances } from "../verb/instances.js";
+import { instances } from "../client/instances.js";
 import { dumpDocument } from "../dump/document.js";
 import { failAndExit } from "./fail.js";
 

@@ -1,5 +1,5 @@
 /** How a command ends when it cannot do its work: one clear line on stderr and a non-zero exit status. */
-import { isProvisionerError } from "../errors.js";
+import { isProvisionerError } from "../protocol/errors.js";
 import { permissionsError } from "../permissions/violation.js";
 
 export function exitCodeOf(err: unknown): number {

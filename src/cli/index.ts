@@ -3,6 +3,7 @@ import { Command, InvalidArgumentError } from "commander";
 import { VERSION } from "../version.js";
 import { addConnectionOptions } from "./options.js";
 import { SERVE_ROLE } from "../permissions/inbox.js";
+import { COMMAND_DEFAULTS, SERVE_DEFAULTS } from "../defaults.js";
 // Each command's code is loaded only when that command runs: `serve` starts
 // sooner without the query, dump or verify code, and the other way round.
 
@@ -21,19 +22,19 @@ export function program(): Command {
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
   addConnectionOptions(prog.command("serve").description("run the service (until SIGTERM or SIGINT)"), SERVE_ROLE)
-    .option("--registry-interval <duration>", "how often the registry is reconciled, such as 30s or 1h", "1h")
-    .option("--seat-ttl <duration>", "the seat's lease time", "10s")
-    .option("--replicas <n>", "replicas of the buckets it creates", whole("--replicas"), "1")
-    .option("--max-wait <duration>", "longest wait of a minRevision request before 504", "5s")
-    .option("--drift-delay <duration>", "how soon a drifted registry is repaired", "250ms")
+    .option("--registry-interval <duration>", "how often the registry is reconciled, such as 30s or 1h", SERVE_DEFAULTS.registryInterval)
+    .option("--seat-ttl <duration>", "the seat's lease time", SERVE_DEFAULTS.seatTtl)
+    .option("--replicas <n>", "replicas of the buckets it creates", whole("--replicas"), SERVE_DEFAULTS.replicas)
+    .option("--max-wait <duration>", "longest wait of a minRevision request before 504", SERVE_DEFAULTS.maxWait)
+    .option("--drift-delay <duration>", "how soon a drifted registry is repaired", SERVE_DEFAULTS.driftDelay)
     .option("--http <host:port>", "serve the dashboard, /healthz, /readyz and /metrics there")
     .option("--http-token <token>", "the dashboard's data and events need this bearer token (env MESH_PROVISIONER_HTTP_TOKEN)")
-    .option("--max-value-bytes <size>", "the largest value a node may write in the node buckets it creates, such as 64KiB", "64KiB")
-    .option("--bucket-max-bytes <size>", "each node bucket's size: a node flooding its keys fills its own bucket, not the store", "1GiB")
-    .option("--flood-keys <n>", "a node with more keys than this across the node buckets is named as flooding", "10000")
-    .option("--flood-bytes <size>", "a node with more bytes than this across the node buckets is named as flooding", "16MiB")
+    .option("--max-value-bytes <size>", "the largest value a node may write in the node buckets it creates, such as 64KiB", SERVE_DEFAULTS.maxValueBytes)
+    .option("--bucket-max-bytes <size>", "each node bucket's size: a node flooding its keys fills its own bucket, not the store", SERVE_DEFAULTS.bucketMaxBytes)
+    .option("--flood-keys <n>", "a node with more keys than this across the node buckets is named as flooding", SERVE_DEFAULTS.floodKeys)
+    .option("--flood-bytes <size>", "a node with more bytes than this across the node buckets is named as flooding", SERVE_DEFAULTS.floodBytes)
     .option("--log-level <level>", "fatal, error, warn, info, debug or trace (env LOG_LEVEL)")
-    .option("--heap-growing <percent>", "how far the JS heap grows between full collections, in percent of what the last left live; 0: V8's own (env MESH_PROVISIONER_HEAP_GROWING)", "300")
+    .option("--heap-growing <percent>", "how far the JS heap grows between full collections, in percent of what the last left live; 0: V8's own (env MESH_PROVISIONER_HEAP_GROWING)", SERVE_DEFAULTS.heapGrowing)
     .action(async (flags) => (await import("./serve.js")).serveCommand(flags));
 
   addConnectionOptions(
@@ -48,7 +49,7 @@ export function program(): Command {
     .option("--collection <name>", "narrow to one collection, by its name (collect)")
     .option("--limit <n>", "entries per page", whole("--limit"))
     .option("--min-revision <n>", "answer only once the projection reached this revision", whole("--min-revision"))
-    .option("--timeout <ms>", "how long to wait for each page", whole("--timeout"), "10000")
+    .option("--timeout <ms>", "how long to wait for each page", whole("--timeout"), COMMAND_DEFAULTS.timeout)
     .option("--json", "print the merged answer as JSON")
     .action(async (what: string, flags) => (await import("./query.js")).queryCommand(what, flags));
 
@@ -58,7 +59,7 @@ export function program(): Command {
 
   addConnectionOptions(prog.command("verify").description("compare a running instance's projections with the buckets (exit 1 on any difference)"))
     .option("--json", "print the differences as JSON")
-    .option("--attempts <n>", "read and compare again this many times while writes land in between", whole("--attempts"), "3")
+    .option("--attempts <n>", "read and compare again this many times while writes land in between", whole("--attempts"), COMMAND_DEFAULTS.attempts)
     .action(async (flags) => (await import("./verify.js")).verifyCommand(flags));
 
   prog

@@ -1,11 +1,12 @@
 /** Flags shared by every command that talks to the bus: the same names and environment as the nats CLI. */
 import type { Command } from "commander";
 import { COMMAND_ROLE, inboxPrefix, type Role } from "../permissions/inbox.js";
+import { CONNECTION_DEFAULTS } from "../defaults.js";
 
 /** `role`: whose grant the command runs under, and so whose inbox prefix it uses by default. */
 export function addConnectionOptions(cmd: Command, role: Role = COMMAND_ROLE): Command {
   return cmd
-    .option("-s, --server <urls>", "NATS server URLs, comma separated (env NATS_URL; default nats://127.0.0.1:4222)")
+    .option("-s, --server <urls>", `NATS server URLs, comma separated (env NATS_URL; default ${CONNECTION_DEFAULTS.server})`)
     .option("--creds <file>", "user credentials file (env NATS_CREDS)")
     .option("--nkey <file>", "nkey seed file (env NATS_NKEY)")
     .option("--user <user>", "user name (env NATS_USER)")

@@ -1,11 +1,13 @@
 /** `mesh-provisioner query <what>`: ask the verb, follow `next` to the end, print a table or the merged JSON. */
 import { connectionConfig, type ConnectionFlags } from "../config.js";
 import { connectBus } from "../connect.js";
-import { ProvisionerError } from "../errors.js";
+import { ProvisionerError } from "../protocol/errors.js";
 import { WHATS } from "../keys/mod.js";
 import { ProvisionerClient, type ProvisionerRequest } from "../client/index.js";
-import { describeSeat, instances } from "../verb/instances.js";
+import { instances } from "../client/instances.js";
+import { describeSeat } from "../protocol/stats.js";
 import { failAndExit } from "./fail.js";
+import { COMMAND_DEFAULTS } from "../defaults.js";
 import { formatAnswer } from "./table.js";
 
 export type QueryFlags = ConnectionFlags & {
@@ -32,7 +34,7 @@ export async function queryCommand(what: string, flags: QueryFlags): Promise<voi
     const nc = await connectBus(connectionConfig(flags), "mesh-provisioner query");
     try {
       const client = new ProvisionerClient(nc, {
-        timeoutMs: flags.timeout ? Number(flags.timeout) : 10_000,
+        timeoutMs: Number(flags.timeout || COMMAND_DEFAULTS.timeout),
         pageSize: flags.limit !== undefined ? Number(flags.limit) : undefined,
       });
       const answer = await client.get(request as ProvisionerRequest);

@@ -13,6 +13,7 @@ import { ProvisionerClient } from "../client/index.js";
 import { compareAnswers, type Difference } from "../verify/compare.js";
 import { readBuckets } from "../verify/read-buckets.js";
 import { failAndExit } from "./fail.js";
+import { COMMAND_DEFAULTS } from "../defaults.js";
 import { renderTable } from "./table.js";
 
 export async function verifyCommand(flags: ConnectionFlags & { json?: boolean; attempts?: string }): Promise<void> {
@@ -21,7 +22,7 @@ export async function verifyCommand(flags: ConnectionFlags & { json?: boolean; a
     const nc = await connectBus(connectionConfig(flags), "mesh-provisioner verify");
     const log = createLogger({ level: "error" });
     try {
-      const attempts = Number(flags.attempts ?? 3);
+      const attempts = Number(flags.attempts ?? COMMAND_DEFAULTS.attempts);
       for (let i = 0; i < attempts; i++) {
         const truth = await readBuckets(nc, log);
         differences = [];

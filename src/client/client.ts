@@ -5,11 +5,11 @@
  */
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import type { Observable } from "rxjs";
-import { wrapError } from "../errors.js";
+import { wrapError } from "../protocol/errors.js";
 import type { What } from "../keys/mod.js";
-import { VERB_SUBJECT } from "../verb/service.js";
+import { VERB_SUBJECT } from "../protocol/subjects.js";
 import { VerbError } from "./errors.js";
-import type { Answer, EntryOf, Page, ProvisionerRequest, View } from "./types.js";
+import type { Answer, EntryOf, Page, ProvisionerRequest, View } from "../protocol/messages.js";
 import { watchView, type WatchOptions } from "./watch.js";
 
 export interface ClientOptions {

@@ -1,5 +1,5 @@
 /** The error a client gets when the verb answers with a service error (its code: 400, 503, 504 or 500). */
-import { ProvisionerError } from "../errors.js";
+import { ProvisionerError } from "../protocol/errors.js";
 
 export class VerbError extends ProvisionerError {
   constructor(

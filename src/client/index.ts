@@ -27,6 +27,5 @@ export type {
   Answer,
   FeedEvent,
   View,
-} from "./types.js";
-export { VERB_SUBJECT } from "../verb/service.js";
-export { FEED_PREFIX } from "../feed/events.js";
+} from "../protocol/messages.js";
+export { VERB_SUBJECT, FEED_PREFIX } from "../protocol/subjects.js";

@@ -6,8 +6,8 @@
  * node's client hears its own changes, not the mesh's.
  */
 import { parseKey, readableContradicts, type What } from "../keys/mod.js";
-import { FEED_PREFIX } from "../feed/events.js";
-import type { FeedEvent } from "./types.js";
+import { bucketFeedSubject, nodeFeedSubjects } from "../protocol/subjects.js";
+import type { FeedEvent } from "../protocol/messages.js";
 
 export type Filters = Readonly<Record<string, string>>;
 
@@ -39,7 +39,5 @@ export function covers(what: What, filters: Filters, event: Pick<FeedEvent, "key
 /** The feed subjects that carry every event `covers` keeps. */
 export function feedSubjects(what: What, filters: Filters): string[] {
   const node = filters["node"];
-  if (node === undefined) return [`${FEED_PREFIX}.${what}.>`];
-  // The node's keys, and a key of one token that is the node's name (out of shape, but readable as its node).
-  return [`${FEED_PREFIX}.${what}.${node}.>`, `${FEED_PREFIX}.${what}.${node}`];
+  return node === undefined ? [bucketFeedSubject(what)] : nodeFeedSubjects(what, node);
 }

@@ -7,7 +7,7 @@
  * applied twice.
  */
 import type { What } from "../keys/mod.js";
-import type { AnyEntry, Answer, FeedEvent, OutOfShape, View } from "./types.js";
+import type { AnyEntry, Answer, FeedEvent, OutOfShape, View } from "../protocol/messages.js";
 
 /** An entry's key in its bucket: a registry entry's is its kind. */
 export function keyOfEntry(what: What, e: AnyEntry): string {

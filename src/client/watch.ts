@@ -16,9 +16,9 @@
 import type { NatsConnection, Subscription } from "@nats-io/nats-core";
 import { Observable } from "rxjs";
 import type { What } from "../keys/mod.js";
-import { furthestApplied, instances } from "../verb/instances.js";
+import { furthestApplied, instances } from "./instances.js";
 import { covers, feedSubjects, filtersOf } from "./narrowing.js";
-import type { Answer, FeedEvent, ProvisionerRequest, View } from "./types.js";
+import type { Answer, FeedEvent, ProvisionerRequest, View } from "../protocol/messages.js";
 import { ViewState } from "./view-state.js";
 
 export interface WatchOptions {

@@ -6,9 +6,8 @@
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { WHATS, type What } from "../keys/mod.js";
-import { BUCKETS } from "../projections/buckets.js";
-import type { Provisioner } from "../main.js";
+import { BUCKETS, WHATS, type What } from "../keys/mod.js";
+import type { ProvisionerReader } from "../http/reader.js";
 import { wholeAnswer } from "../verb/answer.js";
 import type { Answer } from "../client/index.js";
 
@@ -29,13 +28,13 @@ export function dumpDocument(answers: Readonly<Record<What, Answer>>, holder: un
 }
 
 /** An instance's own projections as a dump document (for SIGUSR2). */
-export function dumpProjections(p: Provisioner): DumpDocument {
+export function dumpProjections(p: ProvisionerReader): DumpDocument {
   const answers = {} as Record<What, Answer>;
   for (const w of WHATS) answers[w] = JSON.parse(wholeAnswer(w, p.projections[w].store, p.projections.registry.store)) as Answer;
   return dumpDocument(answers, p.seat.holder, `instance ${p.seat.instance}`);
 }
 
-export async function writeOwnDump(p: Provisioner, dir = tmpdir()): Promise<string> {
+export async function writeOwnDump(p: ProvisionerReader, dir = tmpdir()): Promise<string> {
   const path = join(dir, `mesh-provisioner-dump-${process.pid}-${Date.now()}.json`);
   await writeFile(path, JSON.stringify(dumpProjections(p), null, 1));
   return path;

@@ -14,7 +14,7 @@ import { request } from "node:http";
 import { createConnection, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { ProvisionerError } from "../errors.js";
+import { ProvisionerError } from "../protocol/errors.js";
 
 export interface NatsServerOptions {
   jetstream?: boolean; // default true

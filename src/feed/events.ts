@@ -3,13 +3,8 @@
  * the same JSON the verb answers (so a client applies it as it would a page
  * entry); an out-of-shape key carries its reason instead.
  */
-import { ANSWERED_FALSE, type Change } from "../projections/store.js";
-
-export const FEED_PREFIX = "mesh-provisioner.feed";
-
-export function feedSubject(what: string, key: string): string {
-  return `${FEED_PREFIX}.${what}.${key}`;
-}
+import type { Change } from "../projections/store.js";
+import { ANSWERED_FALSE_GROWTH, unansweredJson, writeUnanswered } from "../protocol/answered.js";
 
 /** An event's opening fields, up to its entry or reason (no closing brace). */
 function eventHead(what: string, change: Change): string {
@@ -21,15 +16,12 @@ export function feedEvent(what: string, change: Change, isAnswered?: (kind: stri
   if (change.entry) {
     let json = change.entry.json;
     const kind = change.entry.kind;
-    if (isAnswered && kind !== undefined && !isAnswered(kind)) json = json.slice(0, -1) + ANSWERED_FALSE;
+    if (isAnswered && kind !== undefined && !isAnswered(kind)) json = unansweredJson(json);
     return `${head},"entry":${json}}`;
   }
   if (change.outOfShape) return `${head},"outOfShape":${change.outOfShape.json}}`;
   return `${head}}`;
 }
-
-/** `ANSWERED_FALSE` and the event's closing brace, as bytes. */
-const UNANSWERED_END = Buffer.from(ANSWERED_FALSE + "}", "latin1");
 
 /**
  * The same event as `feedEvent`, as bytes: a put of an entry in shape is
@@ -45,13 +37,22 @@ export function feedEventBytes(what: string, change: Change, isAnswered?: (kind:
   const head = `${eventHead(what, change)},"entry":`;
   const headBytes = Buffer.byteLength(head);
   const unanswered = isAnswered !== undefined && json.kind !== undefined && !isAnswered(json.kind);
-  // Unanswered: the entry's closing brace gives way to `,"answered":false}`, then the event's.
-  const body = unanswered ? json.end - 1 - json.start : json.end - json.start;
-  const tail = unanswered ? UNANSWERED_END.length : 1;
-  const out = Buffer.allocUnsafe(headBytes + body + tail);
+  const entryBytes = json.end - json.start + (unanswered ? ANSWERED_FALSE_GROWTH : 0);
+  // The head, the entry (flagged when unanswered), the event's closing brace.
+  const out = Buffer.allocUnsafe(headBytes + entryBytes + 1);
   out.write(head, 0);
-  json.buf.copy(out, headBytes, json.start, json.start + body);
-  if (unanswered) UNANSWERED_END.copy(out, headBytes + body);
-  else out[headBytes + body] = 0x7d;
+  if (unanswered) {
+    let at = headBytes;
+    writeUnanswered(
+      {
+        copy: (src, start, end) => (at += src.copy(out, at, start, end)),
+        write: (text) => (at += out.write(text, at, "latin1")),
+      },
+      json.buf,
+      json.start,
+      json.end,
+    );
+  } else json.buf.copy(out, headBytes, json.start, json.end);
+  out[headBytes + entryBytes] = 0x7d;
   return out;
 }

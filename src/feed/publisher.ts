@@ -7,10 +7,10 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { merge, map, type Subscription } from "rxjs";
 import type { Logger } from "../log.js";
-import type { What } from "../keys/mod.js";
+import { answeredCheck, WHATS, type What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
-import { feedEventBytes, feedSubject } from "./events.js";
-import { answeredBy } from "../verb/answer.js";
+import { feedEventBytes } from "./events.js";
+import { feedSubject } from "../protocol/subjects.js";
 
 export interface FeedOptions {
   readonly nc: NatsConnection;
@@ -22,14 +22,14 @@ export interface FeedOptions {
 export function startFeed(opts: FeedOptions): Subscription {
   const { nc, projections, isHolder, log } = opts;
   // Read the registry's store at each event: a rebuilt projection swaps its store.
-  const isAnswered = (kind: string): boolean => answeredBy(projections.registry.store)(kind);
+  const checks = Object.fromEntries(WHATS.map((w) => [w, answeredCheck(w, () => projections.registry.store)])) as Record<What, ((kind: string) => boolean) | undefined>;
   let published = 0;
   const sub = merge(
     ...(Object.entries(projections) as [What, Projection][]).map(([what, p]) => p.changes$.pipe(map((change) => ({ what, change })))),
   ).subscribe(({ what, change }) => {
     if (!isHolder()) return;
     try {
-      nc.publish(feedSubject(what, change.key), feedEventBytes(what, change, what === "needs" ? isAnswered : undefined));
+      nc.publish(feedSubject(what, change.key), feedEventBytes(what, change, checks[what]));
       published++;
     } catch (err) {
       log.warn({ what, key: change.key, err: (err as Error).message }, "a feed event could not be published");

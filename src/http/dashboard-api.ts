@@ -5,17 +5,17 @@
  * list come from the overview's counts, a node's page from the key ranges
  * of that node, never from a scan of the buckets.
  */
-import { ProvisionerError } from "../errors.js";
-import { isPlainToken, WHATS } from "../keys/mod.js";
-import type { Provisioner } from "../main.js";
+import { ProvisionerError } from "../protocol/errors.js";
+import { answeredCheck, isPlainToken, WHATS } from "../keys/mod.js";
+import type { ProvisionerReader } from "./reader.js";
 import { MAX_NODE_PAGE, type NodeQuery } from "../projections/overview.js";
-import { answeredBy, buildPage } from "../verb/answer.js";
+import { buildPage } from "../verb/answer.js";
 
 /** Entries per bucket on a node's page; a node with more says so (`next`) and the verb pages the rest. */
 export const NODE_PAGE_ENTRIES = 2_000;
 
 /** The mesh at a glance: seat, sync state, revisions, counts per bucket, the overview's totals. */
-export function overviewJson(p: Provisioner): string {
+export function overviewJson(p: ProvisionerReader): string {
   const buckets = Object.fromEntries(
     WHATS.map((w) => {
       const pr = p.projections[w];
@@ -54,7 +54,7 @@ export function nodeQuery(params: URLSearchParams): NodeQuery {
 }
 
 /** A page of the node list: which part of the list it is, and the mesh's totals beside it. */
-export function nodesJson(p: Provisioner, q: NodeQuery): string {
+export function nodesJson(p: ProvisionerReader, q: NodeQuery): string {
   const page = p.overview.page(q);
   return JSON.stringify({ ...page, limit: q.limit, totals: p.overview.totals() });
 }
@@ -73,12 +73,12 @@ export function nodeParam(params: URLSearchParams): string {
  * the verb answers `{what, node}` (at most NODE_PAGE_ENTRIES entries; `next`
  * when there are more).
  */
-export function nodeJson(p: Provisioner, node: string): string {
+export function nodeJson(p: ProvisionerReader, node: string): string {
   const registry = p.projections.registry.store;
   const parts = (["needs", "applied", "collect"] as const).map((what) => {
     const page = buildPage(
       { what, filters: { node }, limit: NODE_PAGE_ENTRIES },
-      { store: p.projections[what].store, isAnswered: what === "needs" ? answeredBy(registry) : undefined, maxBytes: Number.MAX_SAFE_INTEGER },
+      { store: p.projections[what].store, isAnswered: answeredCheck(what, () => registry), maxBytes: Number.MAX_SAFE_INTEGER },
     );
     return `"${what}":${page.body}`;
   });

@@ -15,10 +15,9 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { merge, map, type Subscription } from "rxjs";
-import { WHATS, type What } from "../keys/mod.js";
+import { answeredCheck, WHATS, type What } from "../keys/mod.js";
 import { feedEvent } from "../feed/events.js";
-import type { Provisioner } from "../main.js";
-import { answeredBy } from "../verb/answer.js";
+import type { ProvisionerReader } from "./reader.js";
 import { overviewJson } from "./dashboard-api.js";
 
 export const OVERVIEW_TICK_MS = 500;
@@ -45,10 +44,11 @@ function nodeOf(key: string): string {
   return dot < 0 ? key : key.slice(0, dot);
 }
 
-export function startEventHub(p: Provisioner, tickMs = OVERVIEW_TICK_MS): EventHub {
+export function startEventHub(p: ProvisionerReader, tickMs = OVERVIEW_TICK_MS): EventHub {
   const clients = new Set<Client>();
   const byNode = new Map<string, Set<Client>>();
-  const isAnswered = (kind: string): boolean => answeredBy(p.projections.registry.store)(kind);
+  // Read the registry's store at each event: a rebuilt projection swaps its store.
+  const checks = Object.fromEntries(WHATS.map((w) => [w, answeredCheck(w, () => p.projections.registry.store)])) as Record<What, ((kind: string) => boolean) | undefined>;
 
   const send = (c: Client, text: string): void => {
     if (c.res.writableLength > SLOW_CLIENT_BYTES) {
@@ -66,7 +66,7 @@ export function startEventHub(p: Provisioner, tickMs = OVERVIEW_TICK_MS): EventH
       let text: string | undefined;
       for (const set of watchers) {
         if (set === undefined) continue;
-        text ??= `event: change\ndata: ${feedEvent(w, change, w === "needs" ? isAnswered : undefined)}\n\n`;
+        text ??= `event: change\ndata: ${feedEvent(w, change, checks[w])}\n\n`;
         for (const c of set) send(c, text);
       }
     },

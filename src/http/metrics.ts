@@ -5,8 +5,8 @@
  */
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { JetStreamManager } from "@nats-io/jetstream";
-import type { Provisioner } from "../main.js";
-import { WHATS } from "../keys/mod.js";
+import type { ProvisionerReader } from "./reader.js";
+import { streamName, WHATS } from "../keys/mod.js";
 
 export interface Metrics {
   readonly registry: Registry;
@@ -14,7 +14,7 @@ export interface Metrics {
   observe(status: number, what: string, seconds: number): void;
 }
 
-export function createMetrics(): Metrics & { bind(p: Provisioner, jsm: JetStreamManager): void } {
+export function createMetrics(): Metrics & { bind(p: ProvisionerReader, jsm: JetStreamManager): void } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "mesh_provisioner_process_" });
   const requests = new Counter({ name: "mesh_provisioner_verb_requests_total", help: "Verb requests answered, by what was asked and status", labelNames: ["what", "status"], registers: [registry] });
@@ -26,7 +26,7 @@ export function createMetrics(): Metrics & { bind(p: Provisioner, jsm: JetStream
     buckets: [0.0001, 0.00025, 0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5],
     registers: [registry],
   });
-  let provisioner: Provisioner | undefined;
+  let provisioner: ProvisionerReader | undefined;
   let jsmRef: JetStreamManager | undefined;
   const perBucket = (name: string, help: string, read: (w: (typeof WHATS)[number]) => number): Gauge =>
     new Gauge({
@@ -74,7 +74,7 @@ export function createMetrics(): Metrics & { bind(p: Provisioner, jsm: JetStream
       const infos = await Promise.all(
         WHATS.map((w) =>
           Promise.race([
-            jsm.streams.info(`KV_${p.projections[w].store.spec.bucket}`).catch(() => null),
+            jsm.streams.info(streamName(p.projections[w].store.spec.bucket)).catch(() => null),
             new Promise<null>((r) => setTimeout(() => r(null), 1000).unref()),
           ]),
         ),

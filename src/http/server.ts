@@ -10,8 +10,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../log.js";
-import { ProvisionerError, wrapError } from "../errors.js";
-import type { Provisioner } from "../main.js";
+import { ProvisionerError, wrapError } from "../protocol/errors.js";
+import type { ProvisionerReader } from "./reader.js";
 import { WHATS } from "../keys/mod.js";
 import type { Metrics } from "./metrics.js";
 import { DASHBOARD_HTML } from "./dashboard.js";
@@ -22,7 +22,7 @@ import { tokenCheck } from "./auth.js";
 export interface HttpOptions {
   readonly host: string;
   readonly port: number;
-  readonly provisioner: Provisioner;
+  readonly provisioner: ProvisionerReader;
   readonly metrics: Metrics;
   readonly log: Logger;
   /** When set, `/api/*` and `/events` need it as a bearer token. */
@@ -34,7 +34,7 @@ export interface HttpHandle {
   close(): Promise<void>;
 }
 
-export function readiness(p: Provisioner): { ready: boolean; connected: boolean; synced: Record<string, boolean> } {
+export function readiness(p: ProvisionerReader): { ready: boolean; connected: boolean; synced: Record<string, boolean> } {
   const synced = Object.fromEntries(WHATS.map((w) => [w, p.projections[w].isSynced]));
   const connected = p.connected();
   return { ready: connected && Object.values(synced).every(Boolean), connected, synced };

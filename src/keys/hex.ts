@@ -8,7 +8,7 @@
  * path for names that need no escaping, and no regex per byte.
  */
 
-import { ProvisionerError } from "../errors.js";
+import { ProvisionerError } from "../protocol/errors.js";
 
 /** 1 for the ASCII codes written as themselves: A-Z a-z 0-9 - _ / */
 const UNESCAPED = new Uint8Array(128);

@@ -7,12 +7,10 @@
  * Runs for every key of a bucket: one split, one test per token, no other regex.
  */
 
-import { ProvisionerError } from "../errors.js";
+import { ProvisionerError } from "../protocol/errors.js";
 import { decodeName } from "./hex.js";
-import { TOKEN_CHARS, TOKEN_RE } from "./token.js";
-
-export type What = "registry" | "needs" | "applied" | "collect";
-export const WHATS: readonly What[] = Object.freeze(["registry", "needs", "applied", "collect"] as const);
+import { TOKEN_CHARS, TOKEN_RE } from "../protocol/token.js";
+import type { What } from "../protocol/what.js";
 
 export type NeedsFields = { node: string; module: string; kind: string; name: string };
 export type AppliedFields = { node: string; module: string };

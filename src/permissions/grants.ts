@@ -19,11 +19,9 @@
  * message delete; only the service may update streams, and only its five
  * buckets' (to set the limits and the roll-up refusal it creates them with).
  */
-import { BUCKETS, SEAT_BUCKET } from "../projections/buckets.js";
-import { isPlainToken } from "../keys/mod.js";
-import { ProvisionerError } from "../errors.js";
-import { FEED_PREFIX } from "../feed/events.js";
-import { VERB_SUBJECT, SERVICE_NAME } from "../verb/service.js";
+import { BUCKETS, isPlainToken, SEAT_BUCKET, streamName } from "../keys/mod.js";
+import { ProvisionerError } from "../protocol/errors.js";
+import { bucketFeedSubject, FEED_PREFIX, nodeFeedSubjects, VERB_SUBJECT, SERVICE_NAME } from "../protocol/subjects.js";
 import { inboxPrefix, type Role } from "./inbox.js";
 
 export { inboxPrefix, ROLES, type Role } from "./inbox.js";
@@ -37,7 +35,6 @@ export interface Grant {
 const API = "$JS.API";
 const NODE_BUCKETS = [BUCKETS.needs, BUCKETS.applied, BUCKETS.collect] as const;
 const NODE_BUCKETS_WHATS = ["needs", "applied", "collect"] as const;
-const stream = (bucket: string): string => `KV_${bucket}`;
 
 /** Denied to every role, whatever else it may do. */
 export const ALWAYS_DENIED: readonly string[] = [
@@ -49,7 +46,7 @@ export const ALWAYS_DENIED: readonly string[] = [
 
 /** Reading a bucket: get by either route the client uses, and watching it. */
 function readBucket(bucket: string): string[] {
-  const s = stream(bucket);
+  const s = streamName(bucket);
   return [
     `${API}.STREAM.INFO.${s}`,
     `${API}.DIRECT.GET.${s}`,
@@ -73,10 +70,10 @@ function provisioner(): Grant {
     publish: {
       allow: [
         `${API}.INFO`,
-        ...all.map((b) => `${API}.STREAM.CREATE.${stream(b)}`),
+        ...all.map((b) => `${API}.STREAM.CREATE.${streamName(b)}`),
         // Only to bring a bucket an earlier deployment made to the service's settings: the size limits set where they
         // are missing or lower (never lowered), and roll-up headers refused on a node bucket found allowing them.
-        ...all.map((b) => `${API}.STREAM.UPDATE.${stream(b)}`),
+        ...all.map((b) => `${API}.STREAM.UPDATE.${streamName(b)}`),
         ...all.flatMap(readBucket),
         ...own.map((b) => `$KV.${b}.>`),
         `${FEED_PREFIX}.>`,
@@ -97,7 +94,7 @@ function node(n: string): Grant {
     publish: {
       allow: [
         `${API}.INFO`,
-        ...NODE_BUCKETS.flatMap((b) => [`$KV.${b}.${n}.>`, `${API}.STREAM.INFO.${stream(b)}`]),
+        ...NODE_BUCKETS.flatMap((b) => [`$KV.${b}.${n}.>`, `${API}.STREAM.INFO.${streamName(b)}`]),
         ...readBucket(BUCKETS.registry),
         ...askVerb(),
       ],
@@ -105,7 +102,7 @@ function node(n: string): Grant {
     },
     // Its own keys' feed events and the registry's, so that a client's watch of them stays current.
     subscribe: {
-      allow: [`${inboxPrefix("node", n)}.>`, ...NODE_BUCKETS_WHATS.flatMap((w) => [`${FEED_PREFIX}.${w}.${n}.>`, `${FEED_PREFIX}.${w}.${n}`]), `${FEED_PREFIX}.registry.>`],
+      allow: [`${inboxPrefix("node", n)}.>`, ...NODE_BUCKETS_WHATS.flatMap((w) => nodeFeedSubjects(w, n)), bucketFeedSubject("registry")],
       deny: [],
     },
     allow_responses: false,
@@ -118,7 +115,7 @@ function provider(): Grant {
       allow: [`${API}.INFO`, ...readBucket(BUCKETS.needs), ...askVerb()],
       deny: [...ALWAYS_DENIED, `${API}.STREAM.UPDATE.>`, `${API}.STREAM.CREATE.>`, "$KV.>"],
     },
-    subscribe: { allow: [`${inboxPrefix("provider")}.>`, `${FEED_PREFIX}.needs.>`, `${FEED_PREFIX}.registry.>`], deny: [] },
+    subscribe: { allow: [`${inboxPrefix("provider")}.>`, bucketFeedSubject("needs"), bucketFeedSubject("registry")], deny: [] },
     allow_responses: false,
   };
 }

@@ -8,7 +8,7 @@
  * so, naming the subject refused. Detection is by shape, so this module
  * loads no NATS code.
  */
-import { ProvisionerError } from "../errors.js";
+import { ProvisionerError } from "../protocol/errors.js";
 import { COMMAND_ROLE, inboxPrefix } from "./inbox.js";
 
 export interface Violation {

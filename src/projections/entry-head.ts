@@ -8,7 +8,7 @@
  * concatenated string, its flattening and its encoding per entry, about a
  * third of the store's time in a first sync (docs/benchmarks.md, "Start cost").
  */
-import { writeUtf8 } from "./bytes.js";
+import { writeUtf8 } from "../bytes.js";
 
 export interface EntryHead {
   /** Its length in bytes for an entry whose key is in shape (`fields` read from it). */

@@ -10,9 +10,6 @@ export interface FloodLimits {
   readonly bytes: number;
 }
 
-/** The defaults: far above what a node needs (a hundred needs of a few hundred bytes), far below a store's size. */
-export const DEFAULT_FLOOD_LIMITS: FloodLimits = { keys: 10_000, bytes: 16 * 1024 * 1024 };
-
 export interface Flooding {
   readonly node: string;
   readonly keys: number;

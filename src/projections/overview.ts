@@ -11,7 +11,7 @@
  * change needs no recount.
  */
 import type { OutOfShapeKey } from "./store.js";
-import { DEFAULT_FLOOD_LIMITS, FloodWatch, type FloodChange, type FloodLimits, type Flooding } from "./flood.js";
+import { FloodWatch, type FloodChange, type FloodLimits, type Flooding } from "./flood.js";
 import { NameCounts } from "./name-counts.js";
 import type { ProjectionObserver } from "./projection.js";
 
@@ -182,10 +182,10 @@ export class MeshOverview {
    */
   constructor(
     private readonly isAnswered: (kind: string) => boolean,
-    private readonly now: () => number = Date.now,
-    flood: { limits?: FloodLimits; onChange?: (change: FloodChange) => void } = {},
+    private readonly now: () => number,
+    flood: { limits: FloodLimits; onChange?: (change: FloodChange) => void },
   ) {
-    this.floods = new FloodWatch(flood.limits ?? DEFAULT_FLOOD_LIMITS, flood.onChange);
+    this.floods = new FloodWatch(flood.limits, flood.onChange);
   }
 
   /** The nodes over the flood limits now, the most keys first. */

@@ -8,6 +8,7 @@ import { BehaviorSubject, Subject, filter, firstValueFrom, timeout, type Observa
 import type { Logger } from "../log.js";
 import type { RawEntry, WatchEvent } from "../streams/kv-watch.js";
 import type { BucketSpec } from "./spec.js";
+import type { ProjectionStats } from "../protocol/stats.js";
 import { ProjectionStore, type Change, type StoreObserver } from "./store.js";
 
 /** A store observer that can also forget what it was told (before a rebuilt store is replayed into it). */
@@ -15,15 +16,7 @@ export interface ProjectionObserver extends StoreObserver {
   clear(): void;
 }
 
-export interface ProjectionStats {
-  readonly what: string;
-  readonly bucket: string;
-  readonly revision: number;
-  readonly entries: number;
-  readonly outOfShape: number;
-  readonly synced: boolean;
-  readonly everSynced: boolean;
-}
+export type { ProjectionStats };
 
 export class Projection {
   /** The store readers use; replaced whole when the projection is rebuilt from a fresh snapshot. */

@@ -12,16 +12,15 @@
  * by copying bytes. `Projected` is a view of one entry made on demand (the
  * feed, the reconciler, the dump), never kept by the store.
  */
-import { ProvisionerError } from "../errors.js";
-import { copySmall, readAscii, readUtf8, wholeDigits, writeAscii, writeUtf8, writeWhole } from "./bytes.js";
+import { ProvisionerError } from "../protocol/errors.js";
+import { copySmall, readAscii, readUtf8, wholeDigits, writeAscii, writeUtf8, writeWhole } from "../bytes.js";
 import { hashKey, KeyTable } from "./key-table.js";
 import { isJsonUtf8 } from "./json-bytes.js";
 import { OrderedSet, STRING_ORDER, type Cursor, type Order } from "./ordered.js";
 import { RecordArena } from "./record-arena.js";
 import { Slots } from "./slots.js";
 import { utf8, valueFragment, type BucketSpec, type Decoded } from "./spec.js";
-
-export type Operation = "PUT" | "DEL" | "PURGE";
+import type { Operation } from "../streams/operation.js";
 
 /** One entry in shape, as read from the store at one moment. */
 export class Projected {
@@ -50,8 +49,7 @@ export class Projected {
   }
 }
 
-/** What replaces an entry JSON's closing brace when the registry does not answer its kind (needs). */
-export const ANSWERED_FALSE = ',"answered":false}';
+export { ANSWERED_FALSE } from "../protocol/answered.js";
 
 export interface OutOfShapeKey {
   readonly key: string;

@@ -4,7 +4,7 @@
  * a feed event. `npm run schemas` writes them out as JSON Schemas (schemas/);
  * a unit test holds those files, and these schemas, to what the service sends.
  *
- * zod is loaded on first use, as the request's schema is (see request.ts):
+ * zod is loaded on first use, as the request's schema is (see request-schema.ts):
  * importing this file for its types costs nothing at run time.
  *
  * The reply's and the feed's objects accept fields they do not know, so a
@@ -13,10 +13,11 @@
  */
 import { createRequire } from "node:module";
 import type * as Zod from "zod";
-import { TOKEN_RE, type What } from "../keys/mod.js";
-import { requestSchema } from "../verb/request.js";
+import { TOKEN_RE } from "./token.js";
+import type { What } from "./what.js";
+import { requestSchema } from "./request-schema.js";
 
-export type { What } from "../keys/mod.js";
+export type { What } from "./what.js";
 
 /** A plain token's characters, as a pattern to repeat inside a key's. */
 const TOKEN = TOKEN_RE.source.replace(/^\^/, "").replace(/\$$/, "");

@@ -19,7 +19,7 @@
 import { headers } from "@nats-io/nats-core";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
-import { wrapError } from "../errors.js";
+import { wrapError } from "../protocol/errors.js";
 import type { Operation } from "./diff.js";
 import type { RegistryValue } from "./registry.js";
 

@@ -9,6 +9,7 @@
  * collections also name their `collection` (`collected` names none: its
  * placeholder does).
  */
+import { knownKinds } from "../keys/mod.js";
 
 export interface RegistryValue {
   readonly kind: string;
@@ -61,4 +62,4 @@ export function desiredRegistry(table: readonly RegistryValue[] = REGISTRY_TABLE
   return new Map(table.map((v) => [v.kind, v]));
 }
 
-export const KNOWN_KINDS: ReadonlySet<string> = new Set(REGISTRY_TABLE.map((v) => v.kind));
+export const KNOWN_KINDS: ReadonlySet<string> = knownKinds(REGISTRY_TABLE);

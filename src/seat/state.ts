@@ -10,6 +10,7 @@
  * - A standby takes the seat when the key is absent, or when it has seen no
  *   change of the key's revision for a whole ttl.
  */
+import type { HolderValue } from "../protocol/stats.js";
 
 export type Role = "standby" | "holder";
 
@@ -25,12 +26,7 @@ export interface SeatState {
   readonly holder?: HolderValue;
 }
 
-export interface HolderValue {
-  readonly instance: string;
-  readonly host: string;
-  readonly pid: number;
-  readonly since: string;
-}
+export type { HolderValue };
 
 export interface SeatTiming {
   readonly ttlMs: number;

@@ -9,7 +9,7 @@
  * they are read in one pass over the subject's bytes, without decoding it or
  * splitting it into strings.
  */
-import { startsWith } from "../projections/bytes.js";
+import { startsWith } from "../bytes.js";
 
 export interface AckFacts {
   /** The message's sequence in the stream (a KV entry's revision). */

@@ -6,8 +6,9 @@
  */
 import { DiscardPolicy, RetentionPolicy, StorageType, JetStreamApiError, type JetStreamManager, type StreamConfig } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
-import { wrapError } from "../errors.js";
+import { wrapError } from "../protocol/errors.js";
 import { violationIn } from "../permissions/violation.js";
+import { streamName } from "../keys/mod.js";
 
 export interface BucketPlan {
   readonly bucket: string;
@@ -26,8 +27,6 @@ export interface BucketLimits {
   /** Each node bucket's size. */
   readonly nodeBucketBytes: number;
 }
-
-export const DEFAULT_BUCKET_LIMITS: BucketLimits = { maxValueBytes: 64 * 1024, nodeBucketBytes: 1024 ** 3 };
 
 /** The service's own buckets (registry, seat) hold a few kinds and one record: fixed, small limits. */
 export const OWN_BUCKET_LIMITS = { maxValueBytes: 64 * 1024, bucketBytes: 16 * 1024 * 1024 } as const;
@@ -63,7 +62,7 @@ function describeUpdate(config: StreamConfig, update: Partial<StreamConfig>): st
 function kvStreamConfig(plan: BucketPlan, replicas: number, limits: BucketLimits): Partial<StreamConfig> & { name: string } {
   return {
     ...limitsOf(plan, limits),
-    name: `KV_${plan.bucket}`,
+    name: streamName(plan.bucket),
     subjects: [`$KV.${plan.bucket}.>`],
     retention: RetentionPolicy.Limits,
     max_msgs_per_subject: 1,
@@ -103,9 +102,9 @@ export async function ensureBucket(
   plan: BucketPlan,
   replicas: number,
   log: Logger,
-  limits: BucketLimits = DEFAULT_BUCKET_LIMITS,
+  limits: BucketLimits,
 ): Promise<BucketOutcome> {
-  const name = `KV_${plan.bucket}`;
+  const name = streamName(plan.bucket);
   try {
     let info;
     try {
@@ -161,7 +160,7 @@ export async function ensureBuckets(
   plans: readonly BucketPlan[],
   replicas: number,
   log: Logger,
-  limits: BucketLimits = DEFAULT_BUCKET_LIMITS,
+  limits: BucketLimits,
 ): Promise<Record<string, BucketOutcome>> {
   const out: Record<string, BucketOutcome> = {};
   for (const p of plans) out[p.bucket] = await ensureBucket(jsm, p, replicas, log, limits);

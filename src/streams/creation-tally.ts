@@ -5,18 +5,9 @@
  * visible here, in /metrics and in `$SRV.STATS`.
  */
 import type { CreationEvent } from "./kv-watch.js";
+import type { CreationCounts } from "../protocol/stats.js";
 
-export interface CreationCounts {
-  /** Creation requests sent. */
-  asked: number;
-  /** Of those, requests that asked again for a consumer whose creation had timed out. */
-  retried: number;
-  created: number;
-  timedOut: number;
-  failed: number;
-  /** How long the last creation that succeeded took. */
-  lastMs: number;
-}
+export type { CreationCounts };
 
 export class CreationTally {
   private readonly byBucket = new Map<string, CreationCounts>();

@@ -23,8 +23,8 @@
  */
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
 import { IdleHeartbeatMonitor } from "@nats-io/nats-core/internal";
-import type { Operation } from "../projections/store.js";
-import { readAscii, readUtf8, startsWith } from "../projections/bytes.js";
+import type { Operation } from "./operation.js";
+import { readAscii, readUtf8, startsWith } from "../bytes.js";
 import { parseAckReply } from "./ack-reply.js";
 
 /** One message of the bucket's stream as the watch hands it on. */

@@ -28,6 +28,7 @@ import { Observable } from "rxjs";
 import { randomBytes } from "node:crypto";
 import { createInbox, millis, type NatsConnection } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { streamName } from "../keys/buckets.js";
 import type { Logger } from "../log.js";
 import { attemptTimeoutMs, isTimeout, retryWaitMs, warnsAt, RESUME_TIMEOUT_MS } from "./retry.js";
 import { consumerOptions, creationTimeoutMs, messagesCovered, planStart, sameStart, watchFilter, type StreamState, type WatchStart } from "./consumer-plan.js";
@@ -97,7 +98,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
   return new Observable<WatchEvent>((subscriber) => {
     const { nc, log } = deps;
     const probe = jetstreamManager(nc, { timeout: RESUME_TIMEOUT_MS, checkAPI: false });
-    const stream = `KV_${opts.bucket}`;
+    const stream = streamName(opts.bucket);
     const prefix = `$KV.${opts.bucket}.`;
     const baseRetry = opts.retryMs ?? 250;
     const gate = deps.gate ?? new CreationGate();

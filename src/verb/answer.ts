@@ -10,10 +10,11 @@
  * into the reply (no string per entry is made: keys are read only where an
  * out-of-shape key must be ordered against them, and for `next`).
  */
-import { ANSWERED_FALSE, type ProjectionStore, type Projected, type OutOfShapeKey } from "../projections/store.js";
+import type { ProjectionStore, Projected, OutOfShapeKey } from "../projections/store.js";
+import { ANSWERED_FALSE_GROWTH, writeUnanswered } from "../protocol/answered.js";
 import type { VerbRequest } from "./request.js";
 import { PageWriter } from "./page-writer.js";
-import { readableContradicts } from "../keys/mod.js";
+import { answeredCheck, readableContradicts } from "../keys/mod.js";
 
 export interface AnswerContext {
   readonly store: ProjectionStore;
@@ -73,8 +74,7 @@ function addUnanswered(store: ProjectionStore, slot: number, first: boolean): vo
   flushRun();
   if (!first) writer.byte(0x2c);
   const { buf, start, end } = store.jsonOf(slot);
-  writer.copy(buf, start, end - 1);
-  writer.write(ANSWERED_FALSE);
+  writeUnanswered(writer, buf, start, end);
 }
 
 /**
@@ -175,7 +175,7 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
     let oosText: string | undefined;
     // `answered:false` (needs) where the registry does not answer the entry's kind; usually no kind is unanswered and none is read.
     const flagged = takeEntry && unanswered.length > 0 && unanswered.includes(store.kindOfSlot(e));
-    if (takeEntry) bytes = store.jsonBytes(e) + (flagged ? ANSWERED_FALSE.length - 1 : 0);
+    if (takeEntry) bytes = store.jsonBytes(e) + (flagged ? ANSWERED_FALSE_GROWTH : 0);
     else {
       oosText = (x as OutOfShapeKey).json;
       bytes = (x as OutOfShapeKey).bytes;
@@ -236,13 +236,7 @@ class BuiltPage implements Page {
   }
 }
 
-/** Whether the registry answers a kind: what the `answered` flag of needs says. */
-export function answeredBy(registry: ProjectionStore): (kind: string) => boolean {
-  return (kind) => registry.slotOf(kind) >= 0;
-}
-
 /** A bucket's whole answer in one unpaged body (dump, dashboard snapshot, verify), at most `limit` entries. */
 export function wholeAnswer(what: VerbRequest["what"], store: ProjectionStore, registry: ProjectionStore, limit?: number): string {
-  const isAnswered = what === "needs" ? answeredBy(registry) : undefined;
-  return buildPage({ what, filters: {}, limit }, { store, isAnswered, maxBytes: Number.MAX_SAFE_INTEGER }).body;
+  return buildPage({ what, filters: {}, limit }, { store, isAnswered: answeredCheck(what, () => registry), maxBytes: Number.MAX_SAFE_INTEGER }).body;
 }

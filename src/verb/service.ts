@@ -9,19 +9,17 @@ import { Svcm, type Service, type ServiceMsg } from "@nats-io/services";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { LRUCache } from "lru-cache";
 import type { Logger } from "../log.js";
-import { ProvisionerError, wrapError } from "../errors.js";
-import type { What } from "../keys/mod.js";
+import { ProvisionerError, wrapError } from "../protocol/errors.js";
+import { answeredCheck, WHATS, type What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
-import { answeredBy, buildPage } from "./answer.js";
+import { buildPage } from "./answer.js";
 import { AnswerArena, type Carved } from "./arena.js";
 import { answerHash, Doorkeeper } from "./doorkeeper.js";
 import { hashKey } from "../projections/key-table.js";
 import { parseRequest, requestKey, type VerbRequest } from "./request.js";
 import { PROTOCOL_VERSION } from "../protocol/version.js";
-
-export const SERVICE_NAME = "mesh-provisioner";
-export const VERB_SUBJECT = "mesh-provisioner.provisioning";
-export const QUEUE_GROUP = "mesh-provisioner";
+import { QUEUE_GROUP, SERVICE_NAME, VERB_SUBJECT } from "../protocol/subjects.js";
+import type { InstanceStats, ProjectionStatsWithLag, StatsData } from "../protocol/stats.js";
 
 /**
  * Answers kept for repeated requests. They point into the reply ring, which
@@ -48,7 +46,7 @@ export interface VerbOptions {
   /** Longest wait for `minRevision` before a 504. */
   readonly maxWaitMs: number;
   /** Extra data for `$SRV.STATS` (the seat, …). */
-  readonly statsData?: () => Record<string, unknown>;
+  readonly statsData?: () => InstanceStats;
   /** The bucket's stream last sequence, for each projection's lag in `$SRV.STATS` (undefined when unknown). */
   readonly lastSeq?: (bucket: string) => Promise<number | undefined>;
   /** Bytes of the ring that replies are carved from (and that cached answers point into). */
@@ -146,26 +144,26 @@ export class VerbService {
   }
 
   /** Stats plus each projection's lag behind its stream (bounded: a slow or missing bus gives no lag, not a stall). */
-  async statsWithLag(): Promise<Record<string, unknown>> {
+  async statsWithLag(): Promise<StatsData> {
     const data = this.statsData();
     const lastSeq = this.opts.lastSeq;
     if (lastSeq === undefined) return data;
-    const projections = data["projections"] as Record<string, Record<string, unknown>>;
+    const projections = data.projections;
     await Promise.all(
       Object.entries(this.opts.projections).map(async ([w, p]) => {
         const last = await Promise.race([
           lastSeq(p.store.spec.bucket).catch(() => undefined),
           new Promise<undefined>((r) => setTimeout(() => r(undefined), 500).unref()),
         ]);
-        const s = projections[w];
-        if (s !== undefined) s["lag"] = last === undefined ? null : Math.max(0, last - p.revision);
+        const s = projections[w as What];
+        if (s !== undefined) s.lag = last === undefined ? null : Math.max(0, last - p.revision);
       }),
     );
     return data;
   }
 
-  statsData(): Record<string, unknown> {
-    const projections = Object.fromEntries(Object.entries(this.opts.projections).map(([w, p]) => [w, p.stats()]));
+  statsData(): StatsData {
+    const projections = Object.fromEntries(Object.entries(this.opts.projections).map(([w, p]) => [w, p.stats()])) as Record<What, ProjectionStatsWithLag>;
     return { projections, ...this.counters, ...(this.opts.statsData?.() ?? {}) };
   }
 
@@ -244,7 +242,7 @@ export class VerbService {
     let carved: Carved | undefined;
     const page = buildPage(req, {
       store: projection.store,
-      isAnswered: req.what === "needs" ? answeredBy(registry) : undefined,
+      isAnswered: answeredCheck(req.what, () => registry),
       maxBytes: nc.info!.max_payload - PAYLOAD_MARGIN,
       alloc: (n) => (carved = this.arena.take(n)).bytes,
     });
@@ -338,5 +336,5 @@ function whatOf(body: Uint8Array): string {
   const text = headDecoder.decode(body.subarray(0, 256));
   const m = /"what"\s*:\s*"([^"]*)"/.exec(text);
   if (m === null) return text.includes('"what"') ? "invalid" : "registry";
-  return ["registry", "needs", "applied", "collect"].includes(m[1] as string) ? (m[1] as string) : "invalid";
+  return (WHATS as readonly string[]).includes(m[1] as string) ? (m[1] as string) : "invalid";
 }

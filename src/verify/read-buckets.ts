@@ -5,8 +5,9 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { firstValueFrom, filter, timeout } from "rxjs";
 import type { Logger } from "../log.js";
-import { WHATS, type What } from "../keys/mod.js";
-import { BUCKETS, specFor } from "../projections/buckets.js";
+import { BUCKETS, WHATS, type What } from "../keys/mod.js";
+import { specFor } from "../projections/bucket-specs.js";
+import { KNOWN_KINDS } from "../reconcile/registry.js";
 import { Projection } from "../projections/projection.js";
 import { watchBucket } from "../streams/kv-watch.js";
 import { wholeAnswer } from "../verb/answer.js";
@@ -16,7 +17,7 @@ export async function readBuckets(nc: NatsConnection, log: Logger, timeoutMs = 6
   const projections = {} as Record<What, Projection>;
   try {
     for (const w of WHATS) {
-      const p = new Projection(specFor(w), log);
+      const p = new Projection(specFor(w, KNOWN_KINDS), log);
       p.connect(watchBucket({ nc, log }, { bucket: BUCKETS[w], fromRevision: () => p.revision, stallCheckMs: 0 }));
       projections[w] = p;
     }

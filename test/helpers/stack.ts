@@ -10,9 +10,9 @@ import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { startNatsServer, type NatsServerOptions, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { memoryLogger, type Logger } from "../../src/log.js";
 import { startProvisioner, type Provisioner, type ProvisionerOptions } from "../../src/main.js";
-import { BUCKETS } from "../../src/projections/buckets.js";
+import { BUCKETS, streamName } from "../../src/keys/mod.js";
 import type { What } from "../../src/keys/mod.js";
-import { VERB_SUBJECT } from "../../src/verb/service.js";
+import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
 
 export interface Reply {
   readonly status: number;
@@ -95,7 +95,7 @@ export async function startStack(
         return stack.provisioner;
       },
       async lastSeq(what) {
-        return (await jsm.streams.info(`KV_${BUCKETS[what]}`)).state.last_seq;
+        return (await jsm.streams.info(streamName(BUCKETS[what]))).state.last_seq;
       },
       async stop() {
         await stack.provisioner.stop().catch(() => undefined);

@@ -7,7 +7,7 @@ import { Kvm } from "@nats-io/kv";
 import { connectTo } from "../helpers/stack.js";
 import { until } from "../helpers/verb-pages.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
-import { BUCKETS } from "../../src/projections/buckets.js";
+import { BUCKETS } from "../../src/keys/mod.js";
 
 // dist/test/integration/cli.test.js -> the repository's bin/
 const BIN = fileURLToPath(new URL("../../../bin/mesh-provisioner", import.meta.url));

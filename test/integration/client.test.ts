@@ -9,7 +9,7 @@ import { memoryLogger } from "../../src/log.js";
 import { startProvisioner, type Provisioner } from "../../src/main.js";
 import { ProvisionerClient, VerbError, needsKey, collectKey, type View } from "../../src/client/index.js";
 import { Svcm } from "@nats-io/services";
-import { SERVICE_NAME } from "../../src/verb/service.js";
+import { SERVICE_NAME } from "../../src/protocol/subjects.js";
 import { PROTOCOL_VERSION } from "../../src/protocol/version.js";
 
 /** What the bucket holds now for `node`'s needs: key -> revision, read from the KV itself. */

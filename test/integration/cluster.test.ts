@@ -7,12 +7,12 @@ import { Kvm, type KV } from "@nats-io/kv";
 import { startNatsCluster, type RunningCluster, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { startProvisioner, type Provisioner } from "../../src/main.js";
 import { memoryLogger } from "../../src/log.js";
-import { BUCKETS } from "../../src/projections/buckets.js";
-import { VERB_SUBJECT } from "../../src/verb/service.js";
+import { BUCKETS, streamName } from "../../src/keys/mod.js";
+import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
 import { until } from "../helpers/verb-pages.js";
 import { FAST } from "../helpers/stack.js";
 
-const NEEDS_STREAM = `KV_${BUCKETS.needs}`;
+const NEEDS_STREAM = streamName(BUCKETS.needs);
 
 /** A put that retries through a leader election (reported as "no responders" / "jetstream is not enabled"). */
 async function putRetrying(kv: KV, key: string, value: string, ms = 30_000): Promise<number> {
@@ -46,7 +46,7 @@ describe("on a three-server cluster", () => {
 
   test("--replicas 3 creates every bucket with three replicas", async () => {
     for (const b of [...Object.values(BUCKETS), "mesh-provisioner_seat"]) {
-      const si = await jsm.streams.info(`KV_${b}`);
+      const si = await jsm.streams.info(streamName(b));
       assert.equal(si.config.num_replicas, 3, b);
     }
   });

@@ -7,7 +7,7 @@ import type { NatsConnection, ServerInfo } from "@nats-io/nats-core";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { connectionConfig, type ConnectionFlags } from "../../src/config.js";
 import { connectBus } from "../../src/connect.js";
-import { ProvisionerError } from "../../src/errors.js";
+import { ProvisionerError } from "../../src/protocol/errors.js";
 import { eventually } from "../helpers/eventually.js";
 import { spawnService, type ServiceProcess } from "../helpers/processes.js";
 import {

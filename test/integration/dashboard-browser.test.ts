@@ -11,7 +11,7 @@ import { connectTo } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
-import { BUCKETS } from "../../src/projections/buckets.js";
+import { BUCKETS } from "../../src/keys/mod.js";
 import { WHATS, encodeName, type What } from "../../src/keys/mod.js";
 import { ProvisionerClient } from "../../src/client/index.js";
 

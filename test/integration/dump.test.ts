@@ -12,7 +12,7 @@ import { eventually } from "../helpers/eventually.js";
 import { asAnswered } from "../helpers/verb-pages.js";
 import { BIN, Fleet, type ServiceProcess } from "../helpers/processes.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
-import { BUCKETS } from "../../src/projections/buckets.js";
+import { BUCKETS, streamName } from "../../src/keys/mod.js";
 import { WHATS, encodeName, type What } from "../../src/keys/mod.js";
 import { ProvisionerClient } from "../../src/client/index.js";
 
@@ -72,7 +72,7 @@ async function readBucket(kv: KV, jsm: JetStreamManager, bucket: string): Promis
     values.set(k, asAnswered(e.string()));
     revisions.set(k, e.revision);
   }
-  return { values, revisions, lastSeq: (await jsm.streams.info(`KV_${bucket}`)).state.last_seq };
+  return { values, revisions, lastSeq: (await jsm.streams.info(streamName(bucket))).state.last_seq };
 }
 
 /** An entry's key in the bucket (a registry entry is named by its kind). */

@@ -7,7 +7,8 @@ import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats
 import { memoryLogger } from "../../src/log.js";
 import { WHATS, type What } from "../../src/keys/mod.js";
 import { Projection } from "../../src/projections/projection.js";
-import { specFor } from "../../src/projections/buckets.js";
+import { specFor } from "../../src/projections/bucket-specs.js";
+import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
 import { VerbService } from "../../src/verb/service.js";
 
 const MAX_WAIT_MS = 300;
@@ -179,7 +180,7 @@ describe("503 before the first sync", () => {
     client = await connectTo(server);
     const { log } = memoryLogger("debug");
     // Projections never fed by a watch: they never sync.
-    const projections = Object.fromEntries(WHATS.map((w) => [w, new Projection(specFor(w), log)])) as Record<What, Projection>;
+    const projections = Object.fromEntries(WHATS.map((w) => [w, new Projection(specFor(w, KNOWN_KINDS), log)])) as Record<What, Projection>;
     verb = new VerbService({ nc, projections, log, version: "0.0.0-test", maxWaitMs: 300 });
     await verb.start();
   });

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { until } from "../helpers/verb-pages.js";
-import { BUCKETS, SEAT_BUCKET } from "../../src/projections/buckets.js";
+import { BUCKETS, SEAT_BUCKET, streamName } from "../../src/keys/mod.js";
 import { ensureBucket, OWN_BUCKET_LIMITS } from "../../src/streams/buckets.js";
 import { memoryLogger } from "../../src/log.js";
 
@@ -34,11 +34,11 @@ describe("a node flooding its keys is contained in its bucket and named", () => 
 
   test("the buckets the service creates carry their limits: the node buckets the flags', its own a small fixed one", async () => {
     for (const w of ["needs", "applied", "collect"] as const) {
-      const { config } = await stack.jsm.streams.info(`KV_${BUCKETS[w]}`);
+      const { config } = await stack.jsm.streams.info(streamName(BUCKETS[w]));
       assert.equal(config.max_bytes, LIMITS.nodeBucketBytes, w);
       assert.equal(config.max_msg_size, LIMITS.maxValueBytes, w);
     }
-    for (const b of [BUCKETS.registry, SEAT_BUCKET]) assert.equal((await stack.jsm.streams.info(`KV_${b}`)).config.max_bytes, OWN_BUCKET_LIMITS.bucketBytes, b);
+    for (const b of [BUCKETS.registry, SEAT_BUCKET]) assert.equal((await stack.jsm.streams.info(streamName(b))).config.max_bytes, OWN_BUCKET_LIMITS.bucketBytes, b);
   });
 
   test("a value over the largest a node may write is refused by the server", async () => {
@@ -84,8 +84,8 @@ describe("a node flooding its keys is contained in its bucket and named", () => 
       await registry.put("bogus", "{}");
       await until(async () => ((await registry.get("bogus"))?.operation === "DEL" ? true : undefined), 10_000, "the registry's drift repaired");
       // The seat renews (its ttl is 2 s) and the verb answers.
-      const seatRev = (await (await stack.jsm.streams.info(`KV_${SEAT_BUCKET}`)).state.last_seq);
-      await eventually(async () => assert.ok((await stack.jsm.streams.info(`KV_${SEAT_BUCKET}`)).state.last_seq > seatRev, "a seat renewal landed"), { timeoutMs: 10_000 });
+      const seatRev = (await (await stack.jsm.streams.info(streamName(SEAT_BUCKET))).state.last_seq);
+      await eventually(async () => assert.ok((await stack.jsm.streams.info(streamName(SEAT_BUCKET))).state.last_seq > seatRev, "a seat renewal landed"), { timeoutMs: 10_000 });
       assert.equal(stack.provisioner.seat.isHolder, true);
       const r = await stack.ask({ what: "needs", node: "n1" });
       assert.equal(r.status, 200);

@@ -8,8 +8,8 @@ import { connectTo } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
-import { BUCKETS } from "../../src/projections/buckets.js";
-import { VERB_SUBJECT } from "../../src/verb/service.js";
+import { BUCKETS, streamName } from "../../src/keys/mod.js";
+import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
 import { WHATS, type What } from "../../src/keys/mod.js";
 
 interface Got {
@@ -150,7 +150,7 @@ describe("serve --http: /healthz, /readyz, /metrics, /events", () => {
     const jsm = await jetstreamManager(client);
     for (const w of WHATS) {
       assert.equal(sample(samples, "mesh_provisioner_synced", { what: w }), 1, `synced of ${w}`);
-      const last = (await jsm.streams.info(`KV_${BUCKETS[w]}`)).state.last_seq;
+      const last = (await jsm.streams.info(streamName(BUCKETS[w]))).state.last_seq;
       assert.equal(sample(samples, "mesh_provisioner_revision", { what: w }), last, `revision of ${w} is its stream's last sequence`);
     }
     assert.equal(sample(samples, "mesh_provisioner_seat_holder"), 1);

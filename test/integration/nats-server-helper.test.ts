@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import { ProvisionerError } from "../../src/errors.js";
+import { ProvisionerError } from "../../src/protocol/errors.js";
 import { eventually } from "../helpers/eventually.js";
 import { findNatsServer, startNatsCluster, startNatsServer, withNatsServer } from "../helpers/nats-server.js";
 

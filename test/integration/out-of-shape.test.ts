@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { askOk, put, until, warnLinesFor } from "../helpers/verb-pages.js";
 import type { What } from "../../src/keys/mod.js";
+import { statsOf as endpointData, type ProjectionStatsWithLag, type StatsReply, type StatsData } from "../../src/protocol/stats.js";
 import { REGISTRY_TABLE } from "../../src/reconcile/registry.js";
 
 interface Bad {
@@ -49,8 +50,7 @@ const GOOD: Readonly<Record<Exclude<What, "registry">, string>> = {
 
 const WHATS: readonly What[] = ["registry", "needs", "applied", "collect"];
 
-type Stats = { projections: Record<What, { outOfShape: number; entries: number; revision: number }> };
-const statsOf = (stack: Stack): Stats => stack.provisioner.verb.statsData() as unknown as Stats;
+const statsOf = (stack: Stack): StatsData => stack.provisioner.verb.statsData();
 
 /** The key an entry is stored under (registry entries carry their kind; their `key` is the key shape). */
 const storedKey = (what: What, e: { key?: string; kind?: string }): string | undefined => (what === "registry" ? e.kind : e.key);
@@ -95,21 +95,21 @@ describe("keys out of their bucket's shape", () => {
     const stats = statsOf(stack);
     for (const what of WHATS) assert.equal(stats.projections[what].outOfShape, BAD[what].length, what);
     const m = await stack.client.request("$SRV.STATS.mesh-provisioner", "", { timeout: 5000 });
-    const srv = m.json<{ endpoints: { data?: Stats }[] }>();
-    const data = srv.endpoints[0]?.data;
+    const data = endpointData(m.json<StatsReply>());
     assert.ok(data, "the endpoint's stats carry the service's data");
+    assert.ok(data.projections, "the endpoint's stats carry the projections");
     for (const what of WHATS) assert.equal(data.projections[what].outOfShape, BAD[what].length, `$SRV.STATS ${what}`);
     // Each bucket's revision, entries, sync state and lag behind its stream, and the seat's holder.
     for (const what of WHATS) {
-      const p = (data.projections as unknown as Record<string, Record<string, unknown>>)[what] as Record<string, unknown>;
-      assert.equal(p["synced"], true, what);
-      assert.equal(typeof p["entries"], "number", what);
-      assert.equal(p["revision"], (await stack.jsm.streams.info(`KV_mesh-provisioner_${what}`)).state.last_seq, what);
-      assert.equal(p["lag"], 0, `${what} has caught up with its stream`);
+      const p: ProjectionStatsWithLag = data.projections[what];
+      assert.equal(p.synced, true, what);
+      assert.equal(typeof p.entries, "number", what);
+      assert.equal(p.revision, (await stack.jsm.streams.info(`KV_mesh-provisioner_${what}`)).state.last_seq, what);
+      assert.equal(p.lag, 0, `${what} has caught up with its stream`);
     }
-    const seat = (data as unknown as { seat: { isHolder: boolean; holder: { instance: string } } }).seat;
-    assert.equal(seat.isHolder, true);
-    assert.equal(seat.holder.instance, stack.provisioner.seat.instance);
+    const seat = data.seat;
+    assert.equal(seat?.isHolder, true);
+    assert.equal(seat?.holder?.instance, stack.provisioner.seat.instance);
   });
 
   test("each out-of-shape key is logged exactly once, however often it is asked for or rewritten with the same fault", async () => {

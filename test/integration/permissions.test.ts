@@ -10,8 +10,8 @@ import { accountsConfigText, type UserSpec } from "../../src/permissions/server-
 import { inboxPrefix, type Role } from "../../src/permissions/grants.js";
 import { startProvisioner, type Provisioner } from "../../src/main.js";
 import { memoryLogger } from "../../src/log.js";
-import { BUCKETS } from "../../src/projections/buckets.js";
-import { VERB_SUBJECT } from "../../src/verb/service.js";
+import { BUCKETS, streamName } from "../../src/keys/mod.js";
+import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
 import { eventually } from "../helpers/eventually.js";
 import { FAST } from "../helpers/stack.js";
 
@@ -101,7 +101,7 @@ describe("runs-as and least privilege on a real server", () => {
     const registry = await n1.kv(BUCKETS.registry);
     await refused("a registry put", () => registry.put("secret", "{}"));
     const jsm = await jetstreamManager(n1.nc, SHORT);
-    const stream = `KV_${BUCKETS.needs}`;
+    const stream = streamName(BUCKETS.needs);
     await refused("stream purge", () => jsm.streams.purge(stream));
     await refused("stream delete", () => jsm.streams.delete(stream));
     await refused("stream update", () => jsm.streams.update(stream, { allow_rollup_hdrs: true }));

@@ -7,10 +7,12 @@ import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats
 import { connectTo } from "../helpers/stack.js";
 import { memoryLogger } from "../../src/log.js";
 import { Projection } from "../../src/projections/projection.js";
-import { needsSpec } from "../../src/projections/buckets.js";
+import { needsSpec } from "../../src/projections/bucket-specs.js";
 import { ensureBucket } from "../../src/streams/buckets.js";
 import { watchBucket } from "../../src/streams/kv-watch.js";
 import { eventually } from "../helpers/eventually.js";
+import { streamName } from "../../src/keys/mod.js";
+import { DEFAULT_BUCKET_LIMITS } from "../../src/defaults.js";
 
 let server: RunningNatsServer;
 let nc: NatsConnection;
@@ -27,7 +29,7 @@ test("when the history needed to resume is gone, the projection is rebuilt from 
   const { log, lines } = memoryLogger("info");
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
-  await ensureBucket(jsm, { bucket: needsSpec.bucket, refuseRollups: true }, 1, log);
+  await ensureBucket(jsm, { bucket: needsSpec.bucket, refuseRollups: true }, 1, log, DEFAULT_BUCKET_LIMITS);
   const kv = await new Kvm(js).open(needsSpec.bucket);
   const enc = (s: string): Uint8Array => new TextEncoder().encode(s);
 
@@ -39,11 +41,11 @@ test("when the history needed to resume is gone, the projection is rebuilt from 
 
   // Meanwhile the stream was purged (no delete markers) and changed: revisions 4..6 are d, e, and d's delete,
   // and only e (5) and the marker (6) remain: resuming after 3 would keep a, b and c forever.
-  await jsm.streams.purge(`KV_${needsSpec.bucket}`);
+  await jsm.streams.purge(streamName(needsSpec.bucket));
   await kv.put("n1.m.config.d", '"d"');
   await kv.put("n1.m.config.e", '"e"');
   await kv.delete("n1.m.config.d");
-  const si = await jsm.streams.info(`KV_${needsSpec.bucket}`);
+  const si = await jsm.streams.info(streamName(needsSpec.bucket));
   assert.ok(si.state.first_seq > 4, `history after revision 3 is gone (first_seq ${si.state.first_seq})`);
 
   const sub = p.connect(watchBucket({ nc, log }, { bucket: needsSpec.bucket, fromRevision: () => p.revision }));

@@ -4,9 +4,9 @@ import { jetstream } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { askOk, put, until } from "../helpers/verb-pages.js";
-import { BUCKETS } from "../../src/projections/buckets.js";
+import { BUCKETS, streamName } from "../../src/keys/mod.js";
 
-const STREAM = `KV_${BUCKETS.needs}`;
+const STREAM = streamName(BUCKETS.needs);
 
 type Entry = { key: string; value: unknown; revision: number };
 

@@ -23,12 +23,13 @@ import { Fleet, type LogLine, type ServiceProcess } from "../helpers/processes.j
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 import { WRITER_HEADER } from "../../src/reconcile/apply.js";
 import { until as pollUntil } from "../helpers/verb-pages.js";
+import { streamName } from "../../src/keys/mod.js";
 
 const TTL_MS = 2000;
 const ARGS = ["--seat-ttl", "2s", "--drift-delay", "100ms", "--log-level", "debug"] as const;
 const SEAT_BUCKET = "mesh-provisioner_seat";
 const REGISTRY_BUCKET = "mesh-provisioner_registry";
-const REGISTRY_STREAM = `KV_${REGISTRY_BUCKET}`;
+const REGISTRY_STREAM = streamName(REGISTRY_BUCKET);
 const HOLDS = "this instance holds the seat: it writes the registry";
 const KINDS_IN_TABLE = 13;
 const START_MS = 15_000;

@@ -18,6 +18,7 @@ import { connect } from "@nats-io/transport-node";
 import { connectTo } from "../helpers/stack.js";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 import { eventually } from "../helpers/eventually.js";
+import { streamName } from "../../src/keys/mod.js";
 
 const BUCKET = "slow-creation";
 const KEYS = 200;
@@ -69,7 +70,7 @@ test("a consumer creation that outlasts its wait is asked for again under the sa
       [["timed-out", false], ...Array(tally.length - 2).fill(["timed-out", true]), ["created", true]],
     );
     const names: string[] = [];
-    for await (const c of (await jetstreamManager(admin)).consumers.list(`KV_${BUCKET}`)) names.push(c.name);
+    for await (const c of (await jetstreamManager(admin)).consumers.list(streamName(BUCKET))) names.push(c.name);
     assert.deepEqual(names, [creates[0]], "the server holds the one consumer");
   } finally {
     s.unsubscribe();

@@ -14,9 +14,10 @@ import { Kvm } from "@nats-io/kv";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { accountsConfig, type UserSpec } from "../../src/permissions/server-config.js";
 import { inboxPrefix } from "../../src/permissions/grants.js";
-import { BUCKETS, SEAT_BUCKET } from "../../src/projections/buckets.js";
-import { OWN_BUCKET_LIMITS, DEFAULT_BUCKET_LIMITS } from "../../src/streams/buckets.js";
-import { VERB_SUBJECT } from "../../src/verb/service.js";
+import { BUCKETS, SEAT_BUCKET, streamName } from "../../src/keys/mod.js";
+import { OWN_BUCKET_LIMITS } from "../../src/streams/buckets.js";
+import { DEFAULT_BUCKET_LIMITS } from "../../src/defaults.js";
+import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
 import { eventually } from "../helpers/eventually.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
 
@@ -51,14 +52,14 @@ describe("an upgrade over buckets an earlier deployment made with a client's def
   /** Every bucket made again as a client makes it by default: no limits, roll-ups allowed. */
   async function earlierBuckets(): Promise<void> {
     const jsm = await jetstreamManager(admin);
-    for (const b of ALL) await jsm.streams.delete(`KV_${b}`).catch(() => undefined);
+    for (const b of ALL) await jsm.streams.delete(streamName(b)).catch(() => undefined);
     const kvm = new Kvm(jetstream(admin));
     for (const b of ALL) await kvm.create(b);
     const needs = await kvm.open(BUCKETS.needs);
     await needs.put("n1.web.config.port", JSON.stringify({ default: 8080 }));
   }
 
-  const configOf = async (bucket: string) => (await (await jetstreamManager(admin)).streams.info(`KV_${bucket}`)).config;
+  const configOf = async (bucket: string) => (await (await jetstreamManager(admin)).streams.info(streamName(bucket))).config;
 
   async function answersNeeds(p: ServiceProcess): Promise<void> {
     await p.waitForLine((l) => l.msg === "all projections synced: answering from them", 30_000, "all projections synced");

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { buildPage, type AnswerContext, type Page } from "../../src/verb/answer.js";
 import type { VerbRequest } from "../../src/verb/request.js";
 import { ProjectionStore } from "../../src/projections/store.js";
-import { appliedSpec, collectSpec, needsSpec, registrySpec } from "../../src/projections/buckets.js";
+import { appliedSpec, collectSpec, needsSpec, registrySpec } from "../../src/projections/bucket-specs.js";
+import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
 import type { BucketSpec } from "../../src/projections/spec.js";
 import type { What } from "../../src/keys/mod.js";
 
@@ -204,7 +205,7 @@ describe("buildPage: one page", () => {
   test("registry entries are the registry values, sorted by kind", () => {
     const cfg = { kind: "config", module: "mesh-config", bucket: "mesh-config_values", key: "<node>.<module>.<name>" };
     const sec = { kind: "secret", module: "mesh-vault", verb: "mesh-vault.secret" };
-    const s = storeOf(registrySpec(), [
+    const s = storeOf(registrySpec(KNOWN_KINDS), [
       ["secret", sec],
       ["config", cfg],
       ["bogus", { kind: "bogus" }],

@@ -4,7 +4,7 @@ import fc from "fast-check";
 import { ViewState } from "../../src/client/view-state.js";
 import { covers, feedSubjects, filtersOf } from "../../src/client/narrowing.js";
 import { appliedKey, collectKey, decodeCollection, encodeCollection, needsKey } from "../../src/client/keys.js";
-import type { AnyEntry, FeedEvent } from "../../src/client/types.js";
+import type { AnyEntry, FeedEvent } from "../../src/protocol/messages.js";
 
 const KEYS = ["a", "b", "c", "d", "e", "f"].map((k) => `n1.web.config.${k}`);
 const entry = (key: string, value: number, revision: number): AnyEntry => ({ key, value, revision, node: "n1", module: "web", kind: "config", name: key.slice(-1) });
@@ -129,7 +129,7 @@ describe("a node's keys", () => {
 
 // The client's types accept whatever the protocol's schemas (the ones checked against the service's real output) describe.
 import type * as Protocol from "../../src/protocol/schemas.js";
-import type * as Client from "../../src/client/types.js";
+import type * as Client from "../../src/protocol/messages.js";
 type Accepts<To, From extends To> = [To, From];
 export type ClientTypesFollowTheProtocol = [
   Accepts<Client.RegistryEntry, Protocol.RegistryEntry>,

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { parseDuration, formatDuration } from "../../src/duration.js";
 import { connectionConfig, parseHostPort, serveConfig } from "../../src/config.js";
 import { COMMAND_ROLE, inboxPrefix } from "../../src/permissions/inbox.js";
-import { ProvisionerError } from "../../src/errors.js";
+import { ProvisionerError } from "../../src/protocol/errors.js";
 
 function configError(fn: () => unknown, message?: RegExp): ProvisionerError {
   let caught: unknown;

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { StringHead, TokenHead } from "../../src/projections/entry-head.js";
 import { entryHead } from "../../src/projections/spec.js";
-import { wholeDigits, writeWhole } from "../../src/projections/bytes.js";
+import { wholeDigits, writeWhole } from "../../src/bytes.js";
 
 /** A plain token: what a key in shape is made of. */
 const token = fc.stringMatching(/^[A-Za-z0-9_\-/=]{1,24}$/);

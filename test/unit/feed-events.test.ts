@@ -2,7 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { feedEvent, feedEventBytes } from "../../src/feed/events.js";
 import { ProjectionStore, type Change } from "../../src/projections/store.js";
-import { needsSpec, registrySpec } from "../../src/projections/buckets.js";
+import { needsSpec, registrySpec } from "../../src/projections/bucket-specs.js";
+import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
 
 const enc = new TextEncoder();
 const json = (v: unknown): Uint8Array => enc.encode(JSON.stringify(v));
@@ -36,7 +37,7 @@ test("a delete, a key out of shape and a registry entry give the same event as b
   s.apply("PUT", "n1.m0.config.k0", 1, json({ v: 1 }));
   assert.match(sameEvent("needs", s.apply("DEL", "n1.m0.config.k0", 2, new Uint8Array())), /"op":"delete"/);
   assert.match(sameEvent("needs", s.apply("PUT", "not-a-need", 3, json({ v: 1 }))), /"outOfShape":/);
-  const r = new ProjectionStore(registrySpec());
+  const r = new ProjectionStore(registrySpec(KNOWN_KINDS));
   sameEvent("registry", r.apply("PUT", "config", 1, json({ kind: "config", module: "mesh-config", bucket: "mesh-config_values", key: "<node>.<module>.<name>" })));
 });
 

@@ -2,7 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { DestinationStream } from "pino";
 import { createLogger, logFormat, memoryLogger } from "../../src/log.js";
-import { ProvisionerError } from "../../src/errors.js";
+import { ProvisionerError } from "../../src/protocol/errors.js";
 
 describe("logFormat: a person at a terminal reads lines, a machine reads JSON", () => {
   test("a terminal gets pretty lines, a pipe or a file JSON lines", () => {

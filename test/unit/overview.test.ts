@@ -2,18 +2,19 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { ProjectionStore } from "../../src/projections/store.js";
-import { appliedSpec, collectSpec, needsSpec } from "../../src/projections/buckets.js";
+import { appliedSpec, collectSpec, needsSpec } from "../../src/projections/bucket-specs.js";
 import { MeshOverview, MAX_NODE_PAGE, type NodeBucket, type NodeRow } from "../../src/projections/overview.js";
 import { Projection } from "../../src/projections/projection.js";
 import { memoryLogger } from "../../src/log.js";
 import { Subject } from "rxjs";
 import type { WatchEvent } from "../../src/streams/kv-watch.js";
+import { DEFAULT_FLOOD_LIMITS } from "../../src/defaults.js";
 
 const enc = new TextEncoder();
 const SPECS = { needs: needsSpec, applied: appliedSpec, collect: collectSpec } as const;
 
 function mesh(answered: ReadonlySet<string>, now = () => 1_000) {
-  const overview = new MeshOverview((kind) => answered.has(kind), now);
+  const overview = new MeshOverview((kind) => answered.has(kind), now, { limits: DEFAULT_FLOOD_LIMITS });
   const stores = {} as Record<NodeBucket, ProjectionStore>;
   for (const w of ["needs", "applied", "collect"] as const) stores[w] = new ProjectionStore(SPECS[w], { observer: overview.observerFor(w) });
   let rev = 0;
@@ -182,7 +183,7 @@ describe("the mesh overview", () => {
 
   test("a rebuilt store swapped into a projection replaces its bucket's part of the counts", () => {
     const answered = new Set(["config"]);
-    const overview = new MeshOverview((k) => answered.has(k));
+    const overview = new MeshOverview((k) => answered.has(k), Date.now, { limits: DEFAULT_FLOOD_LIMITS });
     const p = new Projection(needsSpec, memoryLogger().log, overview.observerFor("needs"));
     let rev = 0;
     const entry = (key: string) => ({ type: "entry" as const, entry: { operation: "PUT" as const, key, revision: ++rev, value: enc.encode("{}") } });

@@ -11,7 +11,7 @@ import { setFlagsFromString, getHeapSpaceStatistics } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { buildPage } from "../../src/verb/answer.js";
 import { ProjectionStore } from "../../src/projections/store.js";
-import { needsSpec } from "../../src/projections/buckets.js";
+import { needsSpec } from "../../src/projections/bucket-specs.js";
 
 setFlagsFromString("--expose-gc");
 const gc = runInNewContext("gc") as (options?: { type: "major" | "minor" }) => void;

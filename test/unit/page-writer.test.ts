@@ -2,7 +2,7 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { PageWriter } from "../../src/verb/page-writer.js";
-import { needsSpec } from "../../src/projections/buckets.js";
+import { needsSpec } from "../../src/projections/bucket-specs.js";
 import { parseNeedsKey } from "../../src/keys/mod.js";
 
 describe("PageWriter: a page's bytes written once", () => {

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { grantFor, ROLES, ALWAYS_DENIED } from "../../src/permissions/grants.js";
 import { accountsConfigText, EXAMPLE_USERS } from "../../src/permissions/server-config.js";
-import { ProvisionerError } from "../../src/errors.js";
+import { ProvisionerError } from "../../src/protocol/errors.js";
 
 const root = new URL("../../../", import.meta.url);
 

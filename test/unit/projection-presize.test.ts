@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Subject } from "rxjs";
 import { Projection } from "../../src/projections/projection.js";
-import { needsSpec } from "../../src/projections/buckets.js";
+import { needsSpec } from "../../src/projections/bucket-specs.js";
 import { memoryLogger } from "../../src/log.js";
 import type { WatchEvent } from "../../src/streams/kv-watch.js";
 

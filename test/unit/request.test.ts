@@ -1,7 +1,8 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { FILTERS, LIMITS, parseRequest, requestKey } from "../../src/verb/request.js";
-import { ProvisionerError } from "../../src/errors.js";
+import { parseRequest, requestKey } from "../../src/verb/request.js";
+import { FILTERS, LIMITS } from "../../src/protocol/request-schema.js";
+import { ProvisionerError } from "../../src/protocol/errors.js";
 
 /** Assert that parsing `body` is refused with a 400 whose message matches `message`. */
 function refused(body: string | Uint8Array, message: RegExp): ProvisionerError {

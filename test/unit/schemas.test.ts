@@ -9,10 +9,12 @@ import { readFileSync } from "node:fs";
 import { protocolSchemas } from "../../src/protocol/schemas.js";
 import { jsonSchemaFiles } from "../../src/protocol/json-schemas.js";
 import { PROTOCOL_VERSION } from "../../src/protocol/version.js";
-import { answeredBy, buildPage } from "../../src/verb/answer.js";
+import { buildPage } from "../../src/verb/answer.js";
+import { isAnswered as answeredIn } from "../../src/keys/mod.js";
 import { parseRequest } from "../../src/verb/request.js";
 import { ProjectionStore } from "../../src/projections/store.js";
-import { appliedSpec, collectSpec, needsSpec, registrySpec } from "../../src/projections/buckets.js";
+import { appliedSpec, collectSpec, needsSpec, registrySpec } from "../../src/projections/bucket-specs.js";
+import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
 import type { BucketSpec } from "../../src/projections/spec.js";
 import { feedEvent } from "../../src/feed/events.js";
 import { SAMPLE_PUTS } from "../helpers/sample-puts.js";
@@ -44,12 +46,12 @@ function storeOf(spec: BucketSpec, puts: readonly (readonly [string, unknown])[]
   return store;
 }
 
-const SPECS: Record<What, BucketSpec> = { registry: registrySpec(), needs: needsSpec, applied: appliedSpec, collect: collectSpec };
+const SPECS: Record<What, BucketSpec> = { registry: registrySpec(KNOWN_KINDS), needs: needsSpec, applied: appliedSpec, collect: collectSpec };
 
 const PUTS = SAMPLE_PUTS;
 
 const stores = Object.fromEntries((Object.keys(PUTS) as What[]).map((w) => [w, storeOf(SPECS[w], PUTS[w])])) as Record<What, ProjectionStore>;
-const isAnswered = answeredBy(stores.registry);
+const isAnswered = (kind: string): boolean => answeredIn(stores.registry, kind);
 
 /** Every page of a bucket's answer, `limit` entries at most each, as the service builds them. */
 function pages(what: What, opts: { limit?: number; maxBytes?: number; filters?: Record<string, string> } = {}): unknown[] {
@@ -146,7 +148,7 @@ describe("the feed event's schema holds the service's events", () => {
 
 describe("the request's schema", () => {
   test("is the one the service validates with", async () => {
-    const { requestSchema } = await import("../../src/verb/request.js");
+    const { requestSchema } = await import("../../src/protocol/request-schema.js");
     assert.equal(schemas.request, requestSchema());
   });
 

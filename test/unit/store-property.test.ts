@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { ProjectionStore } from "../../src/projections/store.js";
-import { collectSpec, needsSpec } from "../../src/projections/buckets.js";
+import { collectSpec, needsSpec } from "../../src/projections/bucket-specs.js";
 import { valueFragment } from "../../src/projections/spec.js";
 import { buildPage } from "../../src/verb/answer.js";
 

@@ -1,7 +1,8 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { ProjectionStore } from "../../src/projections/store.js";
-import { BUCKETS, appliedSpec, collectSpec, needsSpec, registrySpec, specFor } from "../../src/projections/buckets.js";
+import { appliedSpec, collectSpec, needsSpec, registrySpec, specFor } from "../../src/projections/bucket-specs.js";
+import { BUCKETS } from "../../src/keys/mod.js";
 import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
 import fc from "fast-check";
 
@@ -163,7 +164,7 @@ describe("out-of-shape keys", () => {
   });
 
   test("newlyOutOfShape is true only the first time a key is seen with a reason", () => {
-    const s = new ProjectionStore(registrySpec());
+    const s = new ProjectionStore(registrySpec(KNOWN_KINDS));
     const first = s.apply("PUT", "config", 1, b("not json"));
     assert.equal(first?.newlyOutOfShape, true);
     const again = s.apply("PUT", "config", 2, b("still not json"));
@@ -179,7 +180,7 @@ describe("out-of-shape keys", () => {
   });
 
   test("a registry entry's kind is its key in the bucket, whatever kind the stored value names", () => {
-    const s = new ProjectionStore(registrySpec());
+    const s = new ProjectionStore(registrySpec(KNOWN_KINDS));
     s.apply("PUT", "config", 1, json({ kind: "secret", module: "x" }));
     const e = JSON.parse(s.get("config")?.json ?? "null");
     assert.equal(e.kind, "config");
@@ -187,7 +188,7 @@ describe("out-of-shape keys", () => {
   });
 
   test("a key moves from out of shape to in shape and back", () => {
-    const s = new ProjectionStore(registrySpec());
+    const s = new ProjectionStore(registrySpec(KNOWN_KINDS));
     s.apply("PUT", "secret", 1, b("{broken"));
     assert.equal(s.outOfShapeCount, 1);
     assert.equal(s.size, 0);
@@ -226,8 +227,8 @@ describe("out-of-shape keys", () => {
       [new ProjectionStore(collectSpec), "n1.shell", /collect keys have 3 tokens/],
       [new ProjectionStore(collectSpec), "n1.shell=3azsh.c1", /lower-case hex/],
       [new ProjectionStore(collectSpec), "n1.=61.c1", /needs no escape/],
-      [new ProjectionStore(registrySpec()), "nonsense", /not a known kind/],
-      [new ProjectionStore(registrySpec()), "a.b", /registry keys have 1 token/],
+      [new ProjectionStore(registrySpec(KNOWN_KINDS)), "nonsense", /not a known kind/],
+      [new ProjectionStore(registrySpec(KNOWN_KINDS)), "a.b", /registry keys have 1 token/],
     ];
     for (const [s, key, reason] of cases) {
       s.apply("PUT", key, 1, json({}));
@@ -279,7 +280,7 @@ describe("values", () => {
   });
 
   test("a registry entry is the registry value itself, with value and revision beside it", () => {
-    const s = new ProjectionStore(registrySpec());
+    const s = new ProjectionStore(registrySpec(KNOWN_KINDS));
     const v = { kind: "shell", module: "mesh-provisioner", bucket: BUCKETS.collect, key: "<node>.<collection>.<contributor>", collection: "shell" };
     const c = s.apply("PUT", "shell", 7, json(v));
     assert.deepEqual(c?.entry?.value, v);
@@ -288,7 +289,7 @@ describe("values", () => {
   });
 
   test("registry values that are not JSON objects are out of shape", () => {
-    const s = new ProjectionStore(registrySpec());
+    const s = new ProjectionStore(registrySpec(KNOWN_KINDS));
     const bad: [string, Uint8Array, RegExp][] = [
       ["config", b("nope"), /is not JSON/],
       ["secret", json([1]), /not a JSON object/],
@@ -420,16 +421,16 @@ describe("indexes and candidates", () => {
 });
 
 test("specFor returns each bucket's spec with its bucket name", () => {
-  assert.equal(specFor("needs"), needsSpec);
-  assert.equal(specFor("applied"), appliedSpec);
-  assert.equal(specFor("collect"), collectSpec);
-  assert.equal(specFor("registry").what, "registry");
+  assert.equal(specFor("needs", KNOWN_KINDS), needsSpec);
+  assert.equal(specFor("applied", KNOWN_KINDS), appliedSpec);
+  assert.equal(specFor("collect", KNOWN_KINDS), collectSpec);
+  assert.equal(specFor("registry", KNOWN_KINDS).what, "registry");
   assert.deepEqual(
-    (["registry", "needs", "applied", "collect"] as const).map((w) => specFor(w).bucket),
+    (["registry", "needs", "applied", "collect"] as const).map((w) => specFor(w, KNOWN_KINDS).bucket),
     ["mesh-provisioner_registry", "mesh-provisioner_needs", "mesh-provisioner_applied", "mesh-provisioner_collect"],
   );
   // the default registry spec knows every compiled kind
-  const s = new ProjectionStore(specFor("registry"));
+  const s = new ProjectionStore(specFor("registry", KNOWN_KINDS));
   let rev = 0;
   for (const k of KNOWN_KINDS) s.apply("PUT", k, ++rev, json({ kind: k }));
   assert.equal(s.size, KNOWN_KINDS.size);

@@ -15,12 +15,12 @@ import { decodeName, encodeName, parseKey, type What } from "../../src/keys/mod.
 import { parseRequest } from "../../src/verb/request.js";
 import { protocolSchemas } from "../../src/protocol/schemas.js";
 import { PROTOCOL_VERSION } from "../../src/protocol/version.js";
-import { feedSubject } from "../../src/feed/events.js";
+import { feedSubject } from "../../src/protocol/subjects.js";
 import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
 import { appliedKey, collectKey, needsKey } from "../../src/client/keys.js";
 import { covers, feedSubjects, filtersOf } from "../../src/client/narrowing.js";
 import { ViewState } from "../../src/client/view-state.js";
-import type { FeedEvent } from "../../src/client/types.js";
+import type { FeedEvent } from "../../src/protocol/messages.js";
 
 const root = new URL("../../../", import.meta.url);
 const read = (path: string): any => JSON.parse(readFileSync(new URL(path, root), "utf8"));

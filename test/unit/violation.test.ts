@@ -2,7 +2,7 @@ import { afterEach, test } from "node:test";
 import assert from "node:assert/strict";
 import { errors, RequestError } from "@nats-io/nats-core";
 import { describeViolation, forgetViolations, noteViolation, permissionsError, violationIn } from "../../src/permissions/violation.js";
-import { wrapError } from "../../src/errors.js";
+import { wrapError } from "../../src/protocol/errors.js";
 
 /** What nats-core makes of the server's -ERR line. */
 const refused = (line: string): Error => errors.PermissionViolationError.parse(line) as Error;

@@ -1,24 +1,16 @@
 /**
- * The four buckets as projections see them: names, shapes, narrowings and
- * indexes. Node buckets' values are opaque (JSON when they parse); registry
- * values must be JSON objects naming a known kind.
+ * The four buckets' specs as projections see them: shapes, narrowings and
+ * indexes (their names are keys/buckets.ts's). Node buckets' values are
+ * opaque (JSON when they parse); registry values must be JSON objects naming
+ * a known kind (the kinds are given: the table they come from is the
+ * reconciler's, above the projections).
  */
-import { parseAppliedKey, parseCollectKey, parseNeedsKey, parseRegistryKey, type What } from "../keys/mod.js";
-import { KNOWN_KINDS } from "../reconcile/registry.js";
+import { BUCKETS, parseAppliedKey, parseCollectKey, parseNeedsKey, parseRegistryKey, type What } from "../keys/mod.js";
 import type { Shape } from "../keys/mod.js";
-import { ProvisionerError } from "../errors.js";
+import { ProvisionerError } from "../protocol/errors.js";
 import { encodeName } from "../keys/hex.js";
 import { StringHead, TokenHead } from "./entry-head.js";
 import { entryHead, utf8, type BucketSpec, type Decoded, type KeyRange, type Rejected } from "./spec.js";
-
-export const BUCKETS: Readonly<Record<What, string>> = Object.freeze({
-  registry: "mesh-provisioner_registry",
-  needs: "mesh-provisioner_needs",
-  applied: "mesh-provisioner_applied",
-  collect: "mesh-provisioner_collect",
-});
-
-export const SEAT_BUCKET = "mesh-provisioner_seat";
 
 /** The fields of a key that is known to be in shape (an entry's own key). */
 function fieldsOf<F extends Record<string, string>>(parse: (key: string) => Shape<F>): (key: string) => F {
@@ -98,7 +90,8 @@ export const collectSpec: BucketSpec = {
   range: (filters) => leadingRange(["node", "collection", "contributor"], filters, (f, v) => (f === "collection" ? encodeName(v) : v)),
 };
 
-export function registrySpec(knownKinds: ReadonlySet<string> = KNOWN_KINDS): BucketSpec {
+/** The registry's spec: a key is in shape when it is one of `knownKinds` (the compiled table's, passed in by the composition root). */
+export function registrySpec(knownKinds: ReadonlySet<string>): BucketSpec {
   return {
     what: "registry",
     bucket: BUCKETS.registry,
@@ -127,7 +120,7 @@ export function registrySpec(knownKinds: ReadonlySet<string> = KNOWN_KINDS): Buc
   };
 }
 
-export function specFor(what: What, knownKinds: ReadonlySet<string> = KNOWN_KINDS): BucketSpec {
+export function specFor(what: What, knownKinds: ReadonlySet<string>): BucketSpec {
   switch (what) {
     case "registry":
       return registrySpec(knownKinds);

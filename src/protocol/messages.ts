@@ -2,7 +2,7 @@
  * The shapes a client reads (types only): what the verb answers and what the
  * feed carries, per bucket. docs/protocol.md describes each field.
  */
-import type { What } from "../keys/mod.js";
+import type { What } from "./what.js";
 
 export type { What };
 

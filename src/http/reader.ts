@@ -1,0 +1,29 @@
+/**
+ * What the HTTP side and the dump read of a running provisioner (types only):
+ * its projections, the mesh overview, the seat as this instance sees it, the
+ * consumer creations, the registry writes, whether the connection is up.
+ * Nothing here starts, stops or writes: the provisioner (main.ts) implements
+ * it, and the readers depend on this rather than on the composition root.
+ */
+import type { Observable } from "rxjs";
+import type { What } from "../keys/mod.js";
+import type { Projection } from "../projections/projection.js";
+import type { MeshOverview } from "../projections/overview.js";
+import type { Change } from "../projections/store.js";
+import type { CreationCounts, HolderValue } from "../protocol/stats.js";
+
+/** One projection as a reader sees it: its store and state, and the changes it applies. */
+export type ProjectionReader = Pick<Projection, "store" | "revision" | "isSynced" | "syncProgress"> & {
+  readonly changes$: Observable<Change>;
+};
+
+export interface ProvisionerReader {
+  /** True while the connection to the bus is up. */
+  readonly connected: () => boolean;
+  readonly projections: Readonly<Record<What, ProjectionReader>>;
+  /** Counts per node of the whole mesh (the dashboard's overview). */
+  readonly overview: Pick<MeshOverview, "totals" | "version" | "page" | "row" | "flooding">;
+  readonly seat: { readonly holder: HolderValue | undefined; readonly isHolder: boolean; readonly instance: string };
+  readonly consumers: { snapshot(): Record<string, CreationCounts> };
+  readonly reconciler: { readonly writes: Readonly<Record<string, number>> };
+}

@@ -1,0 +1,21 @@
+/**
+ * The buckets' names (pure), as the contract fixes them, and the stream a
+ * KV bucket is stored in. Every reader of a bucket's stream (the watch's
+ * consumer, a lag, a grant, a bucket's settings) names it through
+ * `streamName`, so the one convention lives here.
+ */
+import type { What } from "../protocol/what.js";
+
+export const BUCKETS: Readonly<Record<What, string>> = Object.freeze({
+  registry: "mesh-provisioner_registry",
+  needs: "mesh-provisioner_needs",
+  applied: "mesh-provisioner_applied",
+  collect: "mesh-provisioner_collect",
+});
+
+export const SEAT_BUCKET = "mesh-provisioner_seat";
+
+/** The JetStream stream a KV bucket lives in. */
+export function streamName(bucket: string): string {
+  return `KV_${bucket}`;
+}
