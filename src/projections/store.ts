@@ -7,195 +7,35 @@
  *
  * Entries are slots (columns of typed arrays, `Slots`) whose JSON lives as
  * bytes in a `RecordArena` outside the JS heap; a `KeyTable` finds a key's
- * slot and an `OrderedSet` of slots keeps key order. A million entries are
- * then a few dozen objects for the garbage collector, and an answer is built
- * by copying bytes. `Projected` is a view of one entry made on demand (the
- * feed, the reconciler, the dump), never kept by the store.
+ * slot, `KeyOrders` keeps the slots in key order with the indexes narrowing
+ * reads (`scan.ts`), `KindCounts` the kinds entries name, and
+ * `OutOfShapeKeys` the keys out of shape. A million entries are then a few
+ * dozen objects for the garbage collector, and an answer is built by copying
+ * bytes. What readers are handed (`entry.ts`) is made on demand, never kept.
+ *
+ * Each record is the key where it comes first (the registry), the entry's
+ * JSON, then one comma (`jsonOf` says where the JSON is; answers copy
+ * records that follow each other in memory as one run, commas included).
  */
 import { ProvisionerError } from "../protocol/errors.js";
 import { copySmall, readAscii, readUtf8, wholeDigits, writeAscii, writeUtf8, writeWhole } from "../bytes.js";
 import { hashKey, KeyTable } from "./key-table.js";
 import { isJsonUtf8 } from "./json-bytes.js";
-import { OrderedSet, STRING_ORDER, type Cursor, type Order } from "./ordered.js";
 import { RecordArena } from "./record-arena.js";
+import { KindCounts } from "./kind-counts.js";
+import { OutOfShapeKeys } from "./out-of-shape.js";
 import { Slots } from "./slots.js";
 import { utf8, valueFragment, type BucketSpec, type Decoded } from "./spec.js";
 import type { Operation } from "../streams/operation.js";
+import { EntryPut, Projected, type Change, type EntryJson, type OutOfShapeKey, type StoreObserver } from "./entry.js";
+import type { SlotScan } from "./scan.js";
+import { KeyOrders } from "./key-orders.js";
 
-/** One entry in shape, as read from the store at one moment. */
-export class Projected {
-  constructor(
-    readonly key: string,
-    readonly revision: number,
-    /** The entry as the verb answers it (JSON text, without `answered`). */
-    readonly json: string,
-    private readonly spec: BucketSpec,
-    readonly value?: unknown,
-  ) {}
-
-  /** The fields of the key (node, module, …), read from the key. */
-  get fields(): Readonly<Record<string, string>> {
-    return this.spec.fieldsOf(this.key);
-  }
-
-  /** The kind its key names (needs); undefined where keys name none. */
-  get kind(): string | undefined {
-    return this.spec.kindOf?.(this.key);
-  }
-
-  /** The size of `json` in UTF-8 bytes. */
-  get bytes(): number {
-    return Buffer.byteLength(this.json);
-  }
-}
-
-export { ANSWERED_FALSE } from "../protocol/answered.js";
-
-export interface OutOfShapeKey {
-  readonly key: string;
-  readonly revision: number;
-  readonly reason: string;
-  readonly readable: Readonly<Partial<Record<string, string>>>;
-  /** `{"key":…,"reason":…}` as answered, and its size in UTF-8 bytes. */
-  readonly json: string;
-  readonly bytes: number;
-}
-
-export interface Change {
-  readonly op: "put" | "delete";
-  readonly key: string;
-  readonly revision: number;
-  /**
-   * What the key holds after the change (none for a delete). Read from the
-   * store when first asked: read it before the store applies another change
-   * to the key (it is undefined once the key has moved on).
-   */
-  readonly entry?: Projected;
-  readonly outOfShape?: OutOfShapeKey;
-  /** True the first time a key is seen out of shape with this reason (log it once). */
-  readonly newlyOutOfShape: boolean;
-  /**
-   * The entry's JSON as the store holds it (bytes, no view made), with the
-   * kind its key names: undefined where `entry` is. Read it at once, as
-   * `entry`: the bytes are the store's and move with its next change.
-   */
-  entryJson?(): EntryJson | undefined;
-}
-
-/** An entry's JSON in the store's records: bytes `start` to `end` of `buf`, and the kind its key names (needs). */
-export interface EntryJson {
-  readonly buf: Buffer;
-  readonly start: number;
-  readonly end: number;
-  readonly kind: string | undefined;
-}
-
-/**
- * Told of every entry and out-of-shape key that comes into or goes out of a
- * store, as it is applied (the snapshot included): what keeps counts that
- * follow the store, such as the mesh overview, without a scan per read.
- */
-export interface StoreObserver {
-  /**
-   * An entry in shape was put: `bytes` is the size of its entry as answered,
-   * `previousBytes` that of the entry it replaced (0: the key held no entry).
-   */
-  entryIn(key: string, fields: Readonly<Record<string, string>>, revision: number, bytes: number, previousBytes: number): void;
-  /** An entry in shape of `bytes` left the store (deleted, or now out of shape), at `revision`. */
-  entryOut(key: string, fields: Readonly<Record<string, string>>, revision: number, bytes: number): void;
-  /** A key out of shape was put; `isNew` when it was not out of shape before. */
-  outOfShapeIn(rec: OutOfShapeKey, isNew: boolean): void;
-  /** A key out of shape left (deleted, or now in shape), at `revision`. */
-  outOfShapeOut(rec: OutOfShapeKey, revision: number): void;
-}
-
-/** The slots a narrowing reads, in key order, in batches: `fill(out)` copies the next ones into `out` and says how many (0: done). */
-export interface SlotScan {
-  fill(out: Int32Array): number;
-  /** One at a time (tests, small scans): the next slot, or -1. */
-  next(): number;
-  /** Narrowed fields the scan does not settle: check them on each entry. */
-  readonly residual: readonly (readonly [string, string])[];
-}
-
-/** `next()`'s one-slot batch: scans are read synchronously, one at a time (a typed array per scan costs more than the scan). */
-const ONE = new Int32Array(1);
+export { Projected, type Change, type EntryJson, type OutOfShapeKey, type StoreObserver } from "./entry.js";
+export type { SlotScan } from "./scan.js";
 
 /** What follows an entry's value in its JSON: its revision, then the end of the object. */
 const REVISION_OPEN = Buffer.from(',"revision":', "latin1");
-
-/** A scan over [from, to) of an ordered set of slots. */
-class RangeScan implements SlotScan {
-
-  constructor(
-    private readonly set: OrderedSet<number> | undefined,
-    private readonly from: Cursor,
-    private readonly to: Cursor | undefined,
-    readonly residual: readonly (readonly [string, string])[],
-  ) {}
-
-  fill(out: Int32Array): number {
-    return this.set === undefined ? 0 : this.set.fill(this.from, this.to, out);
-  }
-
-  next(): number {
-    return this.fill(ONE) === 1 ? (ONE[0] as number) : -1;
-  }
-}
-
-/** A scan of one known slot. */
-class OneScan implements SlotScan {
-  private done = false;
-
-  constructor(
-    private readonly slot: number,
-    readonly residual: readonly (readonly [string, string])[],
-  ) {}
-
-  fill(out: Int32Array): number {
-    if (out.length === 0) return 0;
-    const slot = this.next();
-    if (slot < 0) return 0;
-    out[0] = slot;
-    return 1;
-  }
-
-  next(): number {
-    if (this.done) return -1;
-    this.done = true;
-    return this.slot;
-  }
-}
-
-const NO_SLOTS: SlotScan = new RangeScan(undefined, { leaf: 0, pos: 0 }, undefined, []);
-
-/** The first key after every key that starts with `prefix` (which ends with "."): the same with its last character raised. */
-function pastPrefix(prefix: string): string {
-  return prefix.slice(0, -1) + String.fromCharCode(prefix.charCodeAt(prefix.length - 1) + 1);
-}
-
-/** A put of an entry in shape: its view is made only if someone reads it (a snapshot's puts are never read). */
-class EntryPut implements Change {
-  readonly op = "put";
-  readonly newlyOutOfShape = false;
-  private view: Projected | undefined;
-
-  constructor(
-    readonly key: string,
-    readonly revision: number,
-    private readonly store: ProjectionStore,
-    private readonly slot: number,
-  ) {}
-
-  get entry(): Projected | undefined {
-    return (this.view ??= this.store.viewIfAt(this.slot, this.revision));
-  }
-
-  entryJson(): EntryJson | undefined {
-    return this.store.jsonIfAt(this.slot, this.revision);
-  }
-}
-
 
 export class ProjectionStore {
   readonly spec: BucketSpec;
@@ -205,22 +45,14 @@ export class ProjectionStore {
   private readonly slots = new Slots();
   private readonly arena: RecordArena;
   private readonly table: KeyTable;
-  private readonly slotOrder: Order<number>;
-  /** Every entry's slot in key order. */
-  private readonly order: OrderedSet<number>;
+  /** Key order, and the indexes narrowing reads. */
+  private readonly orders: KeyOrders;
   /** Out-of-shape keys: few, kept as plain objects. */
-  private readonly oos = new Map<string, OutOfShapeKey>();
-  readonly oosOrder = new OrderedSet<string>(STRING_ORDER);
-  /** Entries per value of the spec's leading field (the key's first token): where a node's range ends. */
-  private readonly leadingCounts = new Map<string, number>();
-  /** Per indexed field: value -> slots in key order. */
-  private readonly indexes: { readonly field: string; readonly byValue: Map<string, OrderedSet<number>> }[];
+  private readonly oos = new OutOfShapeKeys();
   /** Parsed values, where the spec keeps them (the registry). */
   private readonly values = new Map<string, unknown>();
   /** The kinds entries name (needs): id <-> name, and how many entries name each. */
-  private readonly kindIds = new Map<string, number>();
-  private readonly kindNames: string[] = [];
-  private readonly kindCounts: number[] = [];
+  private readonly kindCounts = new KindCounts();
 
   /**
    * The layout of every record of this store: where the spec renders the
@@ -253,9 +85,7 @@ export class ProjectionStore {
       },
     }, opts.segmentBytes);
     this.table = new KeyTable({ keyIs: (slot, key) => this.compareKey(key, slot) === 0, hashOf: (slot) => slots.hash[slot] as number });
-    this.slotOrder = { compare: (key, slot) => this.compareKey(key, slot), keyOf: (slot) => this.keyOf(slot) };
-    this.order = new OrderedSet(this.slotOrder);
-    this.indexes = spec.indexes.map((field) => ({ field, byValue: new Map() }));
+    this.orders = new KeyOrders(spec, { compare: (key, slot) => this.compareKey(key, slot), keyOf: (slot) => this.keyOf(slot) });
   }
 
   get size(): number {
@@ -298,17 +128,17 @@ export class ProjectionStore {
 
   /** Every entry, as views made one at a time (dump, reconcile, rebuild): in key order. */
   *allEntries(): IterableIterator<Projected> {
-    for (const slot of this.order) yield this.view(slot);
+    for (const slot of this.orders.all) yield this.view(slot);
   }
 
   /** Every entry's key in order (tests and small buckets: a string per key). */
   entryKeys(): string[] {
-    return this.order.keys();
+    return this.orders.all.keys();
   }
 
   /** Every out-of-shape key in order. */
   outOfShapeKeys(): string[] {
-    return this.oosOrder.keys();
+    return this.oos.keys();
   }
 
   allOutOfShape(): IterableIterator<OutOfShapeKey> {
@@ -317,19 +147,17 @@ export class ProjectionStore {
 
   /** The kinds the entries name (empty for buckets whose keys name none). */
   *kinds(): IterableIterator<string> {
-    for (let id = 0; id < this.kindNames.length; id++) if ((this.kindCounts[id] as number) > 0) yield this.kindNames[id] as string;
+    yield* this.kindCounts.named();
   }
 
   /** The ids (as in `kindOfSlot`) of the kinds some entry names and `keep` keeps: no generator, no string array, per answer. */
   kindIdsWhere(keep: (kind: string) => boolean): number[] {
-    const out: number[] = [];
-    for (let id = 0; id < this.kindNames.length; id++) if ((this.kindCounts[id] as number) > 0 && keep(this.kindNames[id] as string)) out.push(id);
-    return out;
+    return this.kindCounts.idsWhere(keep);
   }
 
   /** The id of `kind` in `kindOfSlot` (-1: no entry names it). */
   kindId(kind: string): number {
-    return this.kindIds.get(kind) ?? -1;
+    return this.kindCounts.idOf(kind);
   }
 
   /** The kind id of a slot's key (-1 where keys name none). */
@@ -403,55 +231,17 @@ export class ProjectionStore {
   jsonIfAt(slot: number, revision: number): EntryJson | undefined {
     if (!this.holdsAt(slot, revision)) return undefined;
     const id = this.slots.kind[slot] as number;
-    return { ...this.jsonOf(slot), kind: id >= 0 ? this.kindNames[id] : undefined };
+    return { ...this.jsonOf(slot), kind: id >= 0 ? this.kindCounts.nameOf(id) : undefined };
   }
 
-  /**
-   * The slots a narrowing reads, strictly after `after`, in key order: a
-   * range of the key order when the key's leading tokens are narrowed, else
-   * an index, else every slot; `residual` says what is left to check.
-   */
+  /** The slots a narrowing reads, strictly after `after`, in key order (see `KeyOrders.scan`). */
   scan(filters: Readonly<Record<string, string>>, after: string | undefined): SlotScan {
-    const names = Object.keys(filters);
-    const range = names.length > 0 ? this.spec.range?.(filters) : undefined;
-    const residualBut = (covered: readonly string[]): [string, string][] =>
-      names.filter((f) => !covered.includes(f)).map((f): [string, string] => [f, filters[f] as string]);
-    if (range?.exact !== undefined) {
-      const slot = this.table.get(range.exact);
-      if (slot < 0 || (after !== undefined && range.exact <= after)) return NO_SLOTS;
-      return new OneScan(slot, residualBut(range.covered));
-    }
-    if (range?.prefix !== undefined) {
-      const prefix = range.prefix;
-      const fromStart = after === undefined || after < prefix;
-      const from = fromStart ? this.order.seek(prefix, true) : this.order.seek(after);
-      // A range of the leading field alone, from its start: it holds exactly that value's count of entries.
-      const lead = this.spec.leadingField;
-      const whole = fromStart && lead !== undefined && range.covered.length === 1 && range.covered[0] === lead;
-      const to = whole ? this.order.ahead(from, this.leadingCounts.get(filters[lead] as string) ?? 0) : this.order.seek(pastPrefix(prefix), true);
-      return new RangeScan(this.order, from, to, residualBut(range.covered));
-    }
-    for (const ix of this.indexes) {
-      const v = filters[ix.field];
-      if (v === undefined) continue;
-      const set = ix.byValue.get(v);
-      if (set === undefined) return NO_SLOTS;
-      return new RangeScan(set, set.seek(after), undefined, residualBut([ix.field]));
-    }
-    return new RangeScan(this.order, this.order.seek(after), undefined, residualBut([]));
+    return this.orders.scan(filters, after, (key) => this.table.get(key));
   }
 
   /** Out-of-shape keys strictly after `after`, in key order. */
   oosAfter(after: string | undefined): { next(): OutOfShapeKey | undefined } {
-    const c = this.oosOrder.seek(after);
-    return {
-      next: () => {
-        const key = this.oosOrder.at(c);
-        if (key === undefined) return undefined;
-        this.oosOrder.advance(c);
-        return this.oos.get(key);
-      },
-    };
+    return this.oos.after(after);
   }
 
   /** Apply one entry of the watch. Entries at or below the applied revision are ignored (a resumed watch may repeat). */
@@ -488,11 +278,9 @@ export class ProjectionStore {
       return new EntryPut(key, revision, this, slot);
     }
     this.removeEntry(key, revision);
-    const before = this.oos.get(key);
     const json = JSON.stringify({ key, reason: d.reason });
     const rec: OutOfShapeKey = { key, revision, reason: d.reason, readable: d.readable, json, bytes: Buffer.byteLength(json) };
-    if (before === undefined) this.oosOrder.insert(key, key);
-    this.oos.set(key, rec);
+    const before = this.oos.put(rec);
     this.observer?.outOfShapeIn(rec, before === undefined);
     return { op: "put", key, revision, outOfShape: rec, newlyOutOfShape: before?.reason !== d.reason };
   }
@@ -566,55 +354,19 @@ export class ProjectionStore {
   }
 
   private addToOrders(slot: number, key: string, fields: Readonly<Record<string, string>>): void {
-    this.order.insert(key, slot);
-    const lead = this.spec.leadingField;
-    if (lead !== undefined) {
-      const v = fields[lead] as string;
-      this.leadingCounts.set(v, (this.leadingCounts.get(v) ?? 0) + 1);
-    }
+    this.orders.add(slot, key, fields);
     const kind = this.spec.kindOf?.(key);
-    let id = -1;
-    if (kind !== undefined) {
-      id = this.kindIds.get(kind) ?? -1;
-      if (id < 0) {
-        id = this.kindNames.length;
-        this.kindIds.set(kind, id);
-        this.kindNames.push(kind);
-        this.kindCounts.push(0);
-      }
-      this.kindCounts[id] = (this.kindCounts[id] as number) + 1;
-    }
-    this.slots.kind[slot] = id;
-    for (const ix of this.indexes) {
-      const v = fields[ix.field] as string;
-      let set = ix.byValue.get(v);
-      if (set === undefined) ix.byValue.set(v, (set = new OrderedSet(this.slotOrder)));
-      set.insert(key, slot);
-    }
+    this.slots.kind[slot] = kind === undefined ? -1 : this.kindCounts.add(kind);
   }
 
   private removeEntry(key: string, revision: number): void {
     const slot = this.table.get(key);
     if (slot < 0) return;
-    const fields = this.indexes.length > 0 || this.observer !== undefined ? this.spec.fieldsOf(key) : {};
+    const fields = this.orders.indexed || this.observer !== undefined ? this.spec.fieldsOf(key) : {};
     this.observer?.entryOut(key, fields, revision, this.slots.jsonLen[slot] as number);
-    for (const ix of this.indexes) {
-      const v = fields[ix.field] as string;
-      const set = ix.byValue.get(v);
-      if (set === undefined) continue;
-      set.remove(key);
-      if (set.size === 0) ix.byValue.delete(v);
-    }
-    this.order.remove(key);
-    if (this.spec.leadingField !== undefined) {
-      // The leading field is the key's first token.
-      const v = key.slice(0, key.indexOf("."));
-      const n = (this.leadingCounts.get(v) ?? 0) - 1;
-      if (n > 0) this.leadingCounts.set(v, n);
-      else this.leadingCounts.delete(v);
-    }
+    this.orders.remove(key, fields);
     const id = this.slots.kind[slot] as number;
-    if (id >= 0) this.kindCounts[id] = (this.kindCounts[id] as number) - 1;
+    if (id >= 0) this.kindCounts.remove(id);
     this.table.delete(key);
     this.values.delete(key);
     // Released first, so that a compaction the free sets off sees the record as dead.
@@ -623,12 +375,8 @@ export class ProjectionStore {
   }
 
   private removeOutOfShape(key: string, revision: number): void {
-    if (this.oos.size === 0) return;
-    const rec = this.oos.get(key);
-    if (rec === undefined) return;
-    this.oos.delete(key);
-    this.oosOrder.remove(key);
-    this.observer?.outOfShapeOut(rec, revision);
+    const rec = this.oos.remove(key);
+    if (rec !== undefined) this.observer?.outOfShapeOut(rec, revision);
   }
 
   /**
@@ -638,7 +386,7 @@ export class ProjectionStore {
    */
   observeWith(observer: StoreObserver): void {
     this.observer = observer;
-    for (const slot of this.order) {
+    for (const slot of this.orders.all) {
       const key = this.keyOf(slot);
       observer.entryIn(key, this.spec.fieldsOf(key), this.slots.revision[slot] as number, this.slots.jsonLen[slot] as number, 0);
     }
