@@ -2,8 +2,9 @@
  * Strings into and out of Buffers on the hot paths, through Node's own
  * per-encoding Buffer methods (`utf8Write`, `latin1Write`, `latin1Slice`,
  * `utf8Slice`). They are what `buf.write(s, at, enc)` and `buf.toString(enc,
- * a, b)` call after checking their arguments, and those checks cost 4-5x the
- * copy itself for the short keys and heads a store writes by the million.
+ * a, b)` call after checking their arguments, and those checks cost more than
+ * the copy itself for the short keys and heads a store writes by the million
+ * (docs/benchmarks.md).
  * They are not in Node's typings, hence this one typed door.
  */
 interface NodeBufferCodecs {

@@ -30,10 +30,10 @@ function readSecretFile(path: string, what: string): Uint8Array {
  * them to the socket in the middle of a burst (nats.js: 32 KiB). Whatever is
  * gathered is written anyway once the burst of work ends (a microtask), so a
  * larger limit adds no latency; it only lets the answers to one read's worth
- * of requests go out in one write. The verb's answers are ~20 KB, so at
- * 32 KiB nearly every answer was a write of its own: the service spent
- * ~30 µs a request in the socket write and nats-server more reading, ~40 %
- * of the throughput with 64 requests in flight (docs/benchmarks.md). A
+ * of requests go out in one write. A usual answer of the verb is more than
+ * half of 32 KiB, so at that limit nearly every answer would be a write of
+ * its own, a socket write here and a read at nats-server per request
+ * (docs/benchmarks.md). A
  * hidden option of nats.js 3.4 (`ProtocolHandler.pendingLimit`), checked by
  * test/integration/connect-options.test.ts so that an upgrade that drops it
  * is seen.

@@ -27,9 +27,9 @@ export function feedEvent(what: string, change: Change, isAnswered?: (kind: stri
  * The same event as `feedEvent`, as bytes: a put of an entry in shape is
  * written from the store's own bytes of its JSON into one small buffer (from
  * Node's shared pool: no ArrayBuffer of its own), without the entry's view,
- * its text, the joined event text or the client's encoding of it: ~2 KB of
- * garbage less per change, the feed's share of what makes scavenges at 1k
- * puts a second. Any other change is `feedEvent`'s text, encoded.
+ * its text, the joined event text or the client's encoding of it, so the
+ * feed adds no copy of an entry to what each scavenge has to go through.
+ * Any other change is `feedEvent`'s text, encoded.
  */
 export function feedEventBytes(what: string, change: Change, isAnswered?: (kind: string) => boolean): Uint8Array {
   const json = change.op === "put" && change.outOfShape === undefined ? change.entryJson?.() : undefined;

@@ -1,12 +1,12 @@
 /**
  * An entry's JSON up to its value, `{"key":"<key>",<fields>,"value":`, written
  * straight into a store's record. One is written for every entry a store
- * takes in (100k of them in a first sync at 100k keys), so the common case
+ * takes in (one per key in a first sync), so the common case
  * builds no string at all: where every field is one of the key's tokens,
  * verbatim and in order (needs, applied), the key is written once and each
- * field's bytes are copied from it. Building the same text as a string cost a
- * concatenated string, its flattening and its encoding per entry, about a
- * third of the store's time in a first sync (docs/benchmarks.md, "Start cost").
+ * field's bytes are copied from it. Building the same text as a string would
+ * cost a concatenated string, its flattening and its encoding per entry, on
+ * the first sync's clock (docs/benchmarks.md, "Start cost").
  */
 import { writeUtf8 } from "../bytes.js";
 

@@ -4,10 +4,9 @@
  * names (a node making up names must not make every change a long search).
  *
  * Why not a Map from the start: the overview keeps three of these per node,
- * and with Maps and Sets it took ~1.15 KB a node (11 MiB at 10,000 nodes of
- * 100 needs in 10 modules), most of the service's resident memory above the
- * bare watch's at 1M keys; with these, ~620 B (docs/benchmarks.md). A name's
- * count is never 0: it is dropped.
+ * so their size is paid once per node of the mesh, and a Map or a Set costs
+ * several times an exact-size array of the same few names
+ * (docs/benchmarks.md). A name's count is never 0: it is dropped.
  */
 const SMALL = 16;
 
@@ -17,8 +16,8 @@ const NONE: readonly (string | number)[] = Object.freeze([]);
 export class NameCounts {
   /**
    * name, count, name, count, …: one array of exactly this length, replaced
-   * when a name comes or goes (a pushed array keeps room for 16 more, which
-   * at three per node was most of the overview's memory).
+   * when a name comes or goes (a pushed array keeps room for 16 more, paid
+   * three times per node).
    */
   private items: readonly (string | number)[] = NONE;
   private map: Map<string, number> | undefined;

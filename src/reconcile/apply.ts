@@ -9,12 +9,11 @@
  * compare-and-set racing another write of the same key (an operator's put, a
  * second holder) can pass the first check and fail the second, and a replica
  * that restarts around such a failure numbers every later write of the
- * stream differently from the others (reproduced with leader kills; the
- * chaos run found the registry follower one revision ahead of the bucket,
- * docs/reliability.md). Plain writes have no such check. The reconcile is
- * level-based, so a write made from a view that has since moved on is only
- * ever the compiled table's value, and the next reconcile sees whatever came
- * after it.
+ * stream differently from the others (docs/reliability.md;
+ * chaos/cas-desync.ts reproduces it). Plain writes have no such check. The
+ * reconcile is level-based, so a write made from a view that has since moved
+ * on is only ever the compiled table's value, and the next reconcile sees
+ * whatever came after it.
  */
 import { headers } from "@nats-io/nats-core";
 import type { JetStreamClient } from "@nats-io/jetstream";

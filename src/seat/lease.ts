@@ -171,8 +171,9 @@ export class Seat {
       const rev = expected === 0 ? await kv.create(SEAT_KEY, encode(value)) : await kv.update(SEAT_KEY, encode(value), expected);
       // The seat's bucket holds one key, so a take that won cleanly lands right after what it expected, and the key
       // still holds it. nats-server 2.9 can let two compare-and-sets on the same revision of a clustered stream both
-      // succeed (nats-server#4320; a chaos run caught two holders 2 ms apart): the later one lands at expected + 2, and
-      // the earlier one finds the key moved on. Either way this instance did not win alone: it does not hold the seat.
+      // succeed (nats-server#4320: the expected sequence is checked only before the Raft proposal): the later one lands
+      // at expected + 2, and the earlier one finds the key moved on. Either way this instance did not win alone: it does
+      // not hold the seat.
       const now = (await kv.get(SEAT_KEY).catch(() => null))?.revision;
       if ((expected !== 0 && rev !== expected + 1) || (now !== undefined && now !== rev)) {
         this.log.warn({ expected, landedAt: rev, keyAt: now ?? null }, "a take of the seat raced another and is not counted as won; looking again");

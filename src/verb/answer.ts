@@ -217,10 +217,9 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
  * A page as built. A class, not an object literal with a getter: V8 makes
  * the getter of each such literal a pair of accessors allocated in the old
  * generation, so each page's getter closure, and with it everything the
- * build's closures saw (scans, cursors, texts), stayed alive through young
- * collections until the next full one. At 1k answers a second that was
- * ~0.8 MB for each scavenge to copy, and scavenges of 5-12 ms
- * (docs/benchmarks.md, "Pages that outlived their answer").
+ * build's closures saw (scans, cursors, texts), would stay alive through
+ * young collections until the next full one, for every scavenge to copy
+ * again (docs/benchmarks.md, "Pages that outlived their answer").
  */
 class BuiltPage implements Page {
   constructor(

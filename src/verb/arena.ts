@@ -2,12 +2,11 @@
  * Where the verb's replies live: one ring of memory allocated once, carved
  * into replies one after the other and reused when it wraps.
  *
- * Why: each reply used to be a fresh ArrayBuffer. V8 counts external memory
- * allocated since its last full collection against the old generation's
- * limit, so at 1k new answers a second the service ran a mark-compact every
- * few hundred milliseconds, and those pauses were most of put -> visible's
- * tail (measured in docs/benchmarks.md). Replies carved from a ring cost no
- * external allocation at all.
+ * Why: V8 counts external memory allocated since its last full collection
+ * against the old generation's limit, so a fresh ArrayBuffer per reply would
+ * make a steady stream of answers set off mark-compacts, whose pauses land in
+ * put -> visible's tail (docs/benchmarks.md). Replies carved from a ring cost
+ * no external allocation at all.
  *
  * Why it is safe: the NATS client copies a published payload into its own
  * outbound buffer when it flushes, in the same turn of the event loop while
@@ -28,9 +27,9 @@
  * can be carved before it is copied. `fresh(at)` says a reply has at least
  * FRESH_MARGIN of the ring left before it is written over; one that is intact
  * but not fresh is copied forward (`again`) instead of being sent from where
- * it is. (Sending it from where it is let a cached answer, carved almost a
- * ring earlier, be written over by the answers built in the same burst before
- * the client copied it: the load test got replies that were not JSON.)
+ * it is. (Sent from where it is, a cached answer carved almost a ring
+ * earlier could be written over by the answers built in the same burst
+ * before the client copies it, and go out as bytes that are not JSON.)
  */
 export const DEFAULT_ARENA_BYTES = 16 * 1024 * 1024;
 

@@ -2,9 +2,8 @@
  * Which answers are worth keeping: an answer goes into the answer cache only
  * when its request (with the revisions) was asked before, recently. A mesh
  * that restarts asks thousands of questions once each; keeping every one of
- * those answers cost an LRU insertion and an eviction per request (~5 % of
- * the service's time building uncached answers, docs/benchmarks.md) for
- * answers never asked again. A repeated question is built twice and served
+ * those answers would cost an LRU insertion and an eviction per request
+ * (docs/benchmarks.md) for answers never asked again. A repeated question is built twice and served
  * from the cache from its third ask on.
  *
  * A table of 32-bit hashes, one per cell, each cell holding the last key that

@@ -71,7 +71,8 @@ const QUICK_FIELDS = new Set(["what", "node", "module", "minRevision"]);
  * `minRevision`, each valid), read without the schema; undefined for anything
  * else, which the schema then reads and, where wrong, explains. It accepts
  * only what the schema accepts and reads it the same way (a property test
- * holds it to that): the schema's walk cost ~20 us a request, cold.
+ * holds it to that), so the request every node sends skips the schema's
+ * walk, the costliest step of reading a request (docs/benchmarks.md).
  */
 export function quickRequest(json: unknown): VerbRequest | undefined {
   if (json === null || typeof json !== "object" || Array.isArray(json)) return undefined;

@@ -22,16 +22,17 @@ import { QUEUE_GROUP, SERVICE_NAME, VERB_SUBJECT } from "../protocol/subjects.js
 import type { InstanceStats, ProjectionStatsWithLag, StatsData } from "../protocol/stats.js";
 
 /**
- * Answers kept for repeated requests. They point into the reply ring, which
- * holds ~800 answers of 20 KB: more entries would mostly be views the ring has
+ * Answers kept for repeated requests. They point into the reply ring, so the
+ * bound is a little above what the ring holds of answers of a usual size
+ * (docs/benchmarks.md): more entries would mostly be views the ring has
  * written over, kept alive (and promoted by the garbage collector) for nothing.
  */
 const ANSWER_CACHE_ENTRIES = 2048;
 /**
  * Request bodies kept parsed (see `parsed`): more than a mesh of 10,000
  * nodes asks for. An LRU smaller than the set of bodies asked in turn
- * misses every time (each ask evicts the body asked next), at ~300 bytes
- * an entry this holds ~5 MB at most.
+ * misses every time (each ask evicts the body asked next). Only bodies of at
+ * most 1024 characters are kept, so its memory is bounded whatever is asked.
  */
 const PARSED_ENTRIES = 16384;
 
@@ -85,8 +86,8 @@ export class VerbService {
    * Answers by request, each with the revisions it was built at: views into
    * the arena, dropped once the arena has written over them. Keyed by the
    * request's canonical text alone, the same string each time (its hash is
-   * computed once): a key with the revisions in it was a new string on every
-   * request, hashed again on every lookup.
+   * computed once): a key with the revisions in it would be a new string on
+   * every request, hashed again on every lookup.
    */
   private readonly cache = new LRUCache<string, CachedAnswer>({ max: ANSWER_CACHE_ENTRIES });
   /** Lets an answer into the cache only on its request's second ask (see Doorkeeper). */
