@@ -16,6 +16,7 @@ import {
 import type { ConnectionConfig } from "./config.js";
 import { ProvisionerError, wrapError } from "./protocol/errors.js";
 import { noteViolation } from "./permissions/violation.js";
+import { installFastParse } from "./wire/fast-parse.js";
 
 function readSecretFile(path: string, what: string): Uint8Array {
   try {
@@ -108,6 +109,7 @@ function serverIdentityCheck(servers: readonly string[]): (host: string, cert: P
  */
 export async function connectBus(cfg: ConnectionConfig, name: string): Promise<NatsConnection> {
   const opts = connectionOptions(cfg, name);
+  installFastParse();
   try {
     const nc = await connect(opts);
     void (async () => {
