@@ -7,34 +7,15 @@
  */
 import { Svcm, type Service, type ServiceMsg } from "@nats-io/services";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { LRUCache } from "lru-cache";
 import type { Logger } from "../log.js";
 import { ProvisionerError, wrapError } from "../protocol/errors.js";
-import { answeredCheck, WHATS, type What } from "../keys/mod.js";
+import { answeredChecks, WHATS, type What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
 import { buildPage } from "./answer.js";
-import { AnswerArena, type Carved } from "./arena.js";
-import { answerHash, Doorkeeper } from "./doorkeeper.js";
-import { hashKey } from "../projections/key-table.js";
-import { parseRequest, requestKey, type VerbRequest } from "./request.js";
+import { AnswerCache, type KnownRequest } from "./answer-cache.js";
 import { PROTOCOL_VERSION } from "../protocol/version.js";
 import { QUEUE_GROUP, SERVICE_NAME, VERB_SUBJECT } from "../protocol/subjects.js";
 import type { InstanceStats, ProjectionStatsWithLag, StatsData } from "../protocol/stats.js";
-
-/**
- * Answers kept for repeated requests. They point into the reply ring, so the
- * bound is a little above what the ring holds of answers of a usual size
- * (docs/benchmarks.md): more entries would mostly be views the ring has
- * written over, kept alive (and promoted by the garbage collector) for nothing.
- */
-const ANSWER_CACHE_ENTRIES = 2048;
-/**
- * Request bodies kept parsed (see `parsed`): more than a mesh of 10,000
- * nodes asks for. An LRU smaller than the set of bodies asked in turn
- * misses every time (each ask evicts the body asked next). Only bodies of at
- * most 1024 characters are kept, so its memory is bounded whatever is asked.
- */
-const PARSED_ENTRIES = 16384;
 
 /** Bytes kept free below max payload for the protocol line around a reply. */
 const PAYLOAD_MARGIN = 512;
@@ -58,20 +39,10 @@ export interface VerbOptions {
 
 /** A request validated and ready to answer. */
 interface Prepared {
-  readonly req: VerbRequest;
-  /** Its canonical text (the answer cache's key) and that text's hash. */
-  readonly key: string;
-  readonly keyHash: number;
+  readonly known: KnownRequest;
   readonly projection: Projection;
   /** It asks for a `minRevision` the projection has not reached yet. */
   readonly wait: boolean;
-}
-
-/** An answer in the cache, with the revisions it was built at (the registry's: 0 unless needs). */
-interface CachedAnswer {
-  readonly carved: Carved;
-  readonly revision: number;
-  readonly registryRevision: number;
 }
 
 export interface VerbCounters {
@@ -82,34 +53,19 @@ export interface VerbCounters {
 
 export class VerbService {
   private service: Service | undefined;
-  /**
-   * Answers by request, each with the revisions it was built at: views into
-   * the arena, dropped once the arena has written over them. Keyed by the
-   * request's canonical text alone, the same string each time (its hash is
-   * computed once): a key with the revisions in it would be a new string on
-   * every request, hashed again on every lookup.
-   */
-  private readonly cache = new LRUCache<string, CachedAnswer>({ max: ANSWER_CACHE_ENTRIES });
-  /** Lets an answer into the cache only on its request's second ask (see Doorkeeper). */
-  private readonly doorkeeper = new Doorkeeper(8 * ANSWER_CACHE_ENTRIES);
-  private readonly arena: AnswerArena;
-  /** Requests already validated, by their body: a repeated body skips validation and keying. */
-  private readonly parsed = new LRUCache<string, { req: VerbRequest; key: string; keyHash: number }>({ max: PARSED_ENTRIES });
-  /**
-   * Lets a body into `parsed` only on its second sight, so that bodies
-   * asked once (a page of a paged read, with its own `after`; each node's
-   * first ask after a restart) cost no insertion and push out none of the
-   * bodies nodes send again and again.
-   */
-  private readonly parsedDoor = new Doorkeeper(8 * PARSED_ENTRIES);
+  /** Request bodies already validated and answers already built. */
+  private readonly cache: AnswerCache;
   private readonly decoder = new TextDecoder();
   private readonly log: Logger;
   private readonly encoder = new TextEncoder();
   readonly counters: VerbCounters = { requests: 0, errors: 0, cacheHits: 0 };
+  /** Whether the registry answers a kind, for each bucket's answers (needs' alone say). */
+  private readonly answered: Readonly<Record<What, ((kind: string) => boolean) | undefined>>;
 
   constructor(private readonly opts: VerbOptions) {
     this.log = opts.log.child({ component: "verb" });
-    this.arena = new AnswerArena(opts.arenaBytes);
+    this.cache = new AnswerCache({ arenaBytes: opts.arenaBytes, onHit: () => this.counters.cacheHits++ });
+    this.answered = answeredChecks(opts.projections.registry.store);
   }
 
   async start(): Promise<Service> {
@@ -184,16 +140,7 @@ export class VerbService {
    * ProvisionerError when not); `wait` says it must wait for `minRevision`.
    */
   private prepare(body: Uint8Array | string): Prepared {
-    const text = typeof body === "string" ? body : this.decoder.decode(body);
-    // A body with minRevision is all but unique (a new revision each time): keeping it would only evict the bodies that repeat.
-    const keep = text.length <= 1024 && !text.includes("minRevision");
-    let known = keep ? this.parsed.get(text) : undefined;
-    if (known === undefined) {
-      const req = parseRequest(text);
-      const key = requestKey(req);
-      known = { req, key, keyHash: hashKey(key) };
-      if (keep && this.parsedDoor.seenBefore(hashKey(text))) this.parsed.set(text, known);
-    }
+    const known = this.cache.request(typeof body === "string" ? body : this.decoder.decode(body));
     const { req } = known;
     const { projections } = this.opts;
     const projection = projections[req.what];
@@ -204,10 +151,10 @@ export class VerbService {
     for (const p of req.what === "needs" ? [projection, projections.registry] : [projection]) {
       if (!p.hasSynced) throw new ProvisionerError("NOT_SYNCED", `the ${p.what} projection has not finished its first sync; retry in a moment`);
     }
-    return { req, key: known.key, keyHash: known.keyHash, projection, wait: req.minRevision !== undefined && projection.revision < req.minRevision };
+    return { known, projection, wait: req.minRevision !== undefined && projection.revision < req.minRevision };
   }
 
-  private async waitFor({ req, projection }: Prepared): Promise<void> {
+  private async waitFor({ known: { req }, projection }: Prepared): Promise<void> {
     const { maxWaitMs } = this.opts;
     try {
       await projection.waitForRevision(req.minRevision as number, maxWaitMs);
@@ -219,40 +166,20 @@ export class VerbService {
     }
   }
 
-  private page({ req, key, keyHash, projection }: Prepared): Uint8Array {
+  private page({ known, projection }: Prepared): Uint8Array {
     const { projections, nc } = this.opts;
     const registry = projections.registry.store;
     const revision = projection.revision;
     // needs answers say whether the registry answers each kind: they are built at its revision too.
-    const registryRevision = req.what === "needs" ? registry.revision : 0;
-    const hit = this.cache.get(key);
-    if (hit !== undefined && hit.revision === revision && hit.registryRevision === registryRevision) {
-      if (this.arena.fresh(hit.carved.at)) {
-        this.counters.cacheHits++;
-        return hit.carved.bytes;
-      }
-      if (this.arena.intact(hit.carved.at)) {
-        // Old enough that the answers built before the client copies it could reach it: send a copy from the head.
-        const moved = this.arena.again(hit.carved);
-        this.cache.set(key, { carved: moved, revision, registryRevision });
-        this.counters.cacheHits++;
-        return moved.bytes;
-      }
-      this.cache.delete(key);
-    }
-    let carved: Carved | undefined;
-    const page = buildPage(req, {
-      store: projection.store,
-      isAnswered: answeredCheck(req.what, () => registry),
-      maxBytes: nc.info!.max_payload - PAYLOAD_MARGIN,
-      alloc: (n) => (carved = this.arena.take(n)).bytes,
-    });
-    // An answer to a request with minRevision is all but unique (a node asking after its own write):
-    // keeping it would only hold garbage long enough to reach the old generation.
-    if (carved !== undefined && req.minRevision === undefined && this.doorkeeper.seenBefore(answerHash(keyHash, revision, registryRevision))) {
-      this.cache.set(key, { carved, revision, registryRevision });
-    }
-    return page.bytes;
+    const registryRevision = known.req.what === "needs" ? registry.revision : 0;
+    return this.cache.answer(known, { revision, registryRevision }, (alloc) =>
+      buildPage(known.req, {
+        store: projection.store,
+        isAnswered: this.answered[known.req.what],
+        maxBytes: nc.info!.max_payload - PAYLOAD_MARGIN,
+        alloc,
+      }).bytes,
+    );
   }
 
   /**

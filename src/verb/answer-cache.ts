@@ -1,0 +1,124 @@
+/**
+ * What the verb keeps between requests, behind one class: request bodies
+ * already validated, and answers already built, each let in by a doorkeeper
+ * on its second sight, the answers carved from one reply ring (pure: no I/O).
+ *
+ * An answer is kept with the revisions it was built at and served again only
+ * at those revisions, so what a cache hit answers is what a fresh build
+ * would. Its bytes are a view of the ring: served as they are while the ring
+ * has not come round to them, copied to the ring's head while they are still
+ * intact but old, dropped once written over.
+ */
+import { LRUCache } from "lru-cache";
+import { AnswerArena, type Carved } from "./arena.js";
+import { answerHash, Doorkeeper } from "./doorkeeper.js";
+import { hashKey } from "../projections/key-table.js";
+import { parseRequest, requestKey, type VerbRequest } from "./request.js";
+
+/**
+ * Answers kept for repeated requests. They point into the reply ring, so the
+ * bound is a little above what the ring holds of answers of a usual size
+ * (docs/benchmarks.md): more entries would mostly be views the ring has
+ * written over, kept alive (and promoted by the garbage collector) for nothing.
+ */
+export const ANSWER_CACHE_ENTRIES = 2048;
+/**
+ * Request bodies kept parsed: more than a mesh of 10,000 nodes asks for. An
+ * LRU smaller than the set of bodies asked in turn misses every time (each
+ * ask evicts the body asked next). Only bodies of at most 1024 characters
+ * are kept, so its memory is bounded whatever is asked.
+ */
+const PARSED_ENTRIES = 16384;
+const MAX_KEPT_BODY = 1024;
+
+/** A request validated, with its canonical text (the answers' key) and that text's hash. */
+export interface KnownRequest {
+  readonly req: VerbRequest;
+  readonly key: string;
+  readonly keyHash: number;
+}
+
+/** The revisions an answer is built at: its projection's, and the registry's for needs (0 otherwise). */
+export interface AnswerRevisions {
+  readonly revision: number;
+  readonly registryRevision: number;
+}
+
+interface CachedAnswer extends AnswerRevisions {
+  readonly carved: Carved;
+}
+
+export class AnswerCache {
+  /**
+   * Answers by request: keyed by the request's canonical text alone, the same
+   * string each time (its hash computed once); a key with the revisions in it
+   * would be a new string on every request, hashed again on every lookup.
+   */
+  private readonly answers = new LRUCache<string, CachedAnswer>({ max: ANSWER_CACHE_ENTRIES });
+  /** Lets an answer in only on its request's second ask at the same revisions (see Doorkeeper). */
+  private readonly answerDoor = new Doorkeeper(8 * ANSWER_CACHE_ENTRIES);
+  private readonly parsed = new LRUCache<string, KnownRequest>({ max: PARSED_ENTRIES });
+  /**
+   * Lets a body in only on its second sight, so that bodies asked once (a
+   * page of a paged read, with its own `after`; each node's first ask after a
+   * restart) cost no insertion and push out none of the bodies nodes send
+   * again and again.
+   */
+  private readonly parsedDoor = new Doorkeeper(8 * PARSED_ENTRIES);
+  private readonly arena: AnswerArena;
+
+  /** `onHit` is called for each answer served from the cache. */
+  constructor(opts: { readonly arenaBytes?: number; readonly onHit?: () => void } = {}) {
+    this.arena = new AnswerArena(opts.arenaBytes);
+    this.onHit = opts.onHit ?? (() => undefined);
+  }
+
+  private readonly onHit: () => void;
+
+  /** The request `text` holds, validated (throws a ProvisionerError where it is not valid). */
+  request(text: string): KnownRequest {
+    // A body with minRevision is all but unique (a new revision each time): keeping it would only evict the bodies that repeat.
+    const keep = text.length <= MAX_KEPT_BODY && !text.includes("minRevision");
+    const seen = keep ? this.parsed.get(text) : undefined;
+    if (seen !== undefined) return seen;
+    const req = parseRequest(text);
+    const key = requestKey(req);
+    const known = { req, key, keyHash: hashKey(key) };
+    if (keep && this.parsedDoor.seenBefore(hashKey(text))) this.parsed.set(text, known);
+    return known;
+  }
+
+  /**
+   * The answer to `known` at `at`: the one kept, where it was built at those
+   * revisions and the ring still holds it, else `build`'s, written into the
+   * ring through `alloc` (or wherever `build` puts it when it does not call
+   * `alloc`). A built answer is kept from its request's second ask, unless
+   * it asks for a `minRevision` (a node asking after its own write: all but
+   * unique).
+   */
+  answer(known: KnownRequest, at: AnswerRevisions, build: (alloc: (bytes: number) => Buffer) => Uint8Array): Uint8Array {
+    const { key } = known;
+    const { revision, registryRevision } = at;
+    const hit = this.answers.get(key);
+    if (hit !== undefined && hit.revision === revision && hit.registryRevision === registryRevision) {
+      if (this.arena.fresh(hit.carved.at)) {
+        this.onHit();
+        return hit.carved.bytes;
+      }
+      if (this.arena.intact(hit.carved.at)) {
+        // Old enough that the answers built before the client copies it could reach it: send a copy from the head.
+        const moved = this.arena.again(hit.carved);
+        this.answers.set(key, { carved: moved, revision, registryRevision });
+        this.onHit();
+        return moved.bytes;
+      }
+      this.answers.delete(key);
+    }
+    let carved: Carved | undefined;
+    const bytes = build((n) => (carved = this.arena.take(n)).bytes);
+    if (carved !== undefined && known.req.minRevision === undefined && this.answerDoor.seenBefore(answerHash(known.keyHash, revision, registryRevision))) {
+      this.answers.set(key, { carved, revision, registryRevision });
+    }
+    return bytes;
+  }
+}
