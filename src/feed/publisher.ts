@@ -7,7 +7,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { merge, map, type Subscription } from "rxjs";
 import type { Logger } from "../log.js";
-import { answeredCheck, WHATS, type What } from "../keys/mod.js";
+import { answeredChecks, WHATS, type What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
 import { feedEventBytes } from "./events.js";
 import { feedSubject } from "../protocol/subjects.js";
@@ -21,8 +21,7 @@ export interface FeedOptions {
 
 export function startFeed(opts: FeedOptions): Subscription {
   const { nc, projections, isHolder, log } = opts;
-  // Read the registry's store at each event: a rebuilt projection swaps its store.
-  const checks = Object.fromEntries(WHATS.map((w) => [w, answeredCheck(w, () => projections.registry.store)])) as Record<What, ((kind: string) => boolean) | undefined>;
+  const checks = answeredChecks(projections.registry.store);
   let published = 0;
   const sub = merge(
     ...(Object.entries(projections) as [What, Projection][]).map(([what, p]) => p.changes$.pipe(map((change) => ({ what, change })))),

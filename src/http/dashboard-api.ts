@@ -78,7 +78,7 @@ export function nodeJson(p: ProvisionerReader, node: string): string {
   const parts = (["needs", "applied", "collect"] as const).map((what) => {
     const page = buildPage(
       { what, filters: { node }, limit: NODE_PAGE_ENTRIES },
-      { store: p.projections[what].store, isAnswered: answeredCheck(what, () => registry), maxBytes: Number.MAX_SAFE_INTEGER },
+      { store: p.projections[what].store, isAnswered: answeredCheck(what, registry), maxBytes: Number.MAX_SAFE_INTEGER },
     );
     return `"${what}":${page.body}`;
   });

@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { merge, map, type Subscription } from "rxjs";
-import { answeredCheck, WHATS, type What } from "../keys/mod.js";
+import { answeredChecks, WHATS, type What } from "../keys/mod.js";
 import { feedEvent } from "../feed/events.js";
 import type { ProvisionerReader } from "./reader.js";
 import { overviewJson } from "./dashboard-api.js";
@@ -47,8 +47,7 @@ function nodeOf(key: string): string {
 export function startEventHub(p: ProvisionerReader, tickMs = OVERVIEW_TICK_MS): EventHub {
   const clients = new Set<Client>();
   const byNode = new Map<string, Set<Client>>();
-  // Read the registry's store at each event: a rebuilt projection swaps its store.
-  const checks = Object.fromEntries(WHATS.map((w) => [w, answeredCheck(w, () => p.projections.registry.store)])) as Record<What, ((kind: string) => boolean) | undefined>;
+  const checks = answeredChecks(p.projections.registry.store);
 
   const send = (c: Client, text: string): void => {
     if (c.res.writableLength > SLOW_CLIENT_BYTES) {

@@ -7,7 +7,7 @@
  * - a kind is answered while the registry holds an entry under it, and only
  *   needs carry that as their `answered` flag.
  */
-import type { What } from "../protocol/what.js";
+import { WHATS, type What } from "../protocol/what.js";
 
 /** The known kinds: every kind the table names. */
 export function knownKinds(table: Iterable<{ readonly kind: string }>): ReadonlySet<string> {
@@ -28,9 +28,13 @@ export function isAnswered(registry: RegistryLookup, kind: string): boolean {
 
 /**
  * The check an answer or an event of `what` marks unanswered entries with:
- * for needs, whether the registry (read when asked, as its store may be
- * replaced by a rebuild) answers a kind; nothing for any other bucket.
+ * for needs, whether the registry answers a kind; nothing for any other bucket.
  */
-export function answeredCheck(what: What, registry: () => RegistryLookup): ((kind: string) => boolean) | undefined {
-  return what === "needs" ? (kind) => isAnswered(registry(), kind) : undefined;
+export function answeredCheck(what: What, registry: RegistryLookup): ((kind: string) => boolean) | undefined {
+  return what === "needs" ? (kind) => isAnswered(registry, kind) : undefined;
+}
+
+/** `answeredCheck` of each bucket. */
+export function answeredChecks(registry: RegistryLookup): Readonly<Record<What, ((kind: string) => boolean) | undefined>> {
+  return Object.fromEntries(WHATS.map((w) => [w, answeredCheck(w, registry)])) as Record<What, ((kind: string) => boolean) | undefined>;
 }

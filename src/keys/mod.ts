@@ -17,5 +17,5 @@ export {
   readableContradicts,
 } from "./shapes.js";
 export { BUCKETS, SEAT_BUCKET, streamName } from "./buckets.js";
-export { knownKinds, isAnswered, answeredCheck, type RegistryLookup } from "./kinds.js";
+export { knownKinds, isAnswered, answeredCheck, answeredChecks, type RegistryLookup } from "./kinds.js";
 export type { Shape, NeedsFields, AppliedFields, CollectFields, RegistryFields } from "./shapes.js";

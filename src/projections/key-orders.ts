@@ -68,15 +68,13 @@ export class KeyOrders {
    * key, found by `slotOf`, when all are), else an index, else every slot;
    * `residual` says what is left to check.
    */
-  scan(filters: Readonly<Record<string, string>>, after: string | undefined, slotOf: (key: string) => number): SlotScan {
+  scan(filters: Readonly<Record<string, string>>, after: string | undefined, keys: { get(key: string): number }): SlotScan {
     const names = Object.keys(filters);
     const range = names.length > 0 ? this.spec.range?.(filters) : undefined;
-    const residualBut = (covered: readonly string[]): [string, string][] =>
-      names.filter((f) => !covered.includes(f)).map((f): [string, string] => [f, filters[f] as string]);
     if (range?.exact !== undefined) {
-      const slot = slotOf(range.exact);
+      const slot = keys.get(range.exact);
       if (slot < 0 || (after !== undefined && range.exact <= after)) return NO_SLOTS;
-      return new OneScan(slot, residualBut(range.covered));
+      return new OneScan(slot, residualBut(filters, range.covered));
     }
     const order = this.all;
     if (range?.prefix !== undefined) {
@@ -87,15 +85,22 @@ export class KeyOrders {
       const lead = this.spec.leadingField;
       const whole = fromStart && lead !== undefined && range.covered.length === 1 && range.covered[0] === lead;
       const to = whole ? order.ahead(from, this.leadingCounts.get(filters[lead] as string) ?? 0) : order.seek(pastPrefix(prefix), true);
-      return new RangeScan(order, from, to, residualBut(range.covered));
+      return new RangeScan(order, from, to, residualBut(filters, range.covered));
     }
     for (const ix of this.indexes) {
       const v = filters[ix.field];
       if (v === undefined) continue;
       const set = ix.byValue.get(v);
       if (set === undefined) return NO_SLOTS;
-      return new RangeScan(set, set.seek(after), undefined, residualBut([ix.field]));
+      return new RangeScan(set, set.seek(after), undefined, residualBut(filters, [ix.field]));
     }
-    return new RangeScan(order, order.seek(after), undefined, residualBut([]));
+    return new RangeScan(order, order.seek(after), undefined, residualBut(filters, []));
   }
+}
+
+/** The narrowed fields a scan's range or index does not settle: checked on each entry it reads. */
+function residualBut(filters: Readonly<Record<string, string>>, covered: readonly string[]): [string, string][] {
+  const left: [string, string][] = [];
+  for (const f in filters) if (!covered.includes(f)) left.push([f, filters[f] as string]);
+  return left;
 }

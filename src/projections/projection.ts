@@ -19,8 +19,12 @@ export interface ProjectionObserver extends StoreObserver {
 export type { ProjectionStats };
 
 export class Projection {
-  /** The store readers use; replaced whole when the projection is rebuilt from a fresh snapshot. */
-  store: ProjectionStore;
+  /**
+   * The store readers use: the same object for the projection's whole life,
+   * so a reader may keep it. A rebuild from a fresh snapshot builds a store
+   * aside and then moves its content into this one (`adopt`).
+   */
+  readonly store: ProjectionStore;
   /** A store being rebuilt from a fresh snapshot, swapped in at its sync. */
   private rebuilding: ProjectionStore | undefined;
   /**
@@ -200,29 +204,39 @@ export class Projection {
     this.revision$.next(this.store.revision);
   }
 
-  /** Swap the rebuilt store in, publishing what differs from the old one as changes. */
+  /**
+   * Move the rebuilt store's content into the readers' store, then tell both
+   * channels what differs: the observer forgets the old content and is told
+   * the new, and after a first sync the changes are published (deletes of
+   * the keys gone, puts of those new or at another revision).
+   */
   private swapInRebuilt(lastSeq: number): void {
-    const old = this.store;
     const next = this.rebuilding as ProjectionStore;
     this.rebuilding = undefined;
     next.markSynced(lastSeq);
-    this.store = next;
-    // The rebuilt store was built aside, unobserved: the observer starts again from it.
+    const before = this.everSynced ? revisionsOf(this.store) : undefined;
+    this.store.adopt(next);
     if (this.observer !== undefined) {
       this.observer.clear();
-      next.observeWith(this.observer);
+      this.store.observeWith(this.observer);
     }
-    if (!this.everSynced) return;
-    const rev = next.revision;
-    for (const e of old.allEntries()) {
-      if (next.get(e.key) === undefined && next.getOutOfShape(e.key) === undefined) this.changes$.next({ op: "delete", key: e.key, revision: rev, newlyOutOfShape: false });
+    if (before === undefined) return;
+    const store = this.store;
+    const rev = store.revision;
+    for (const key of before.keys()) {
+      if (store.get(key) === undefined && store.getOutOfShape(key) === undefined) this.changes$.next({ op: "delete", key, revision: rev, newlyOutOfShape: false });
     }
-    for (const o of old.allOutOfShape()) {
-      if (next.get(o.key) === undefined && next.getOutOfShape(o.key) === undefined) this.changes$.next({ op: "delete", key: o.key, revision: rev, newlyOutOfShape: false });
-    }
-    for (const e of next.allEntries()) if (old.get(e.key)?.revision !== e.revision) this.changes$.next({ op: "put", key: e.key, revision: e.revision, entry: e, newlyOutOfShape: false });
-    for (const o of next.allOutOfShape()) {
-      if (old.getOutOfShape(o.key)?.revision !== o.revision) this.changes$.next({ op: "put", key: o.key, revision: o.revision, outOfShape: o, newlyOutOfShape: true });
+    for (const e of store.allEntries()) if (before.get(e.key) !== e.revision) this.changes$.next({ op: "put", key: e.key, revision: e.revision, entry: e, newlyOutOfShape: false });
+    for (const o of store.allOutOfShape()) {
+      if (before.get(o.key) !== o.revision) this.changes$.next({ op: "put", key: o.key, revision: o.revision, outOfShape: o, newlyOutOfShape: true });
     }
   }
+}
+
+/** Each key a store holds, in shape or not, with its revision. */
+function revisionsOf(store: ProjectionStore): Map<string, number> {
+  const revisions = new Map<string, number>();
+  for (const e of store.allEntries()) revisions.set(e.key, e.revision);
+  for (const o of store.allOutOfShape()) revisions.set(o.key, o.revision);
+  return revisions;
 }

@@ -42,17 +42,17 @@ export class ProjectionStore {
   /** The bucket's stream sequence this store has applied. */
   revision = 0;
   synced = false;
-  private readonly slots = new Slots();
-  private readonly arena: RecordArena;
-  private readonly table: KeyTable;
+  private slots = new Slots();
+  private arena: RecordArena;
+  private table: KeyTable;
   /** Key order, and the indexes narrowing reads. */
-  private readonly orders: KeyOrders;
+  private orders: KeyOrders;
   /** Out-of-shape keys: few, kept as plain objects. */
-  private readonly oos = new OutOfShapeKeys();
+  private oos = new OutOfShapeKeys();
   /** Parsed values, where the spec keeps them (the registry). */
-  private readonly values = new Map<string, unknown>();
+  private values = new Map<string, unknown>();
   /** The kinds entries name (needs): id <-> name, and how many entries name each. */
-  private readonly kindCounts = new KindCounts();
+  private kindCounts = new KindCounts();
 
   /**
    * The layout of every record of this store: where the spec renders the
@@ -90,6 +90,27 @@ export class ProjectionStore {
 
   get size(): number {
     return this.table.size;
+  }
+
+  /**
+   * Hold `next`'s content from now on instead of this store's own (a
+   * projection rebuilt from a fresh snapshot): readers that hold this store
+   * read the new content without fetching anything again. `next` is spent:
+   * its parts are now this store's, and their callbacks, which go through
+   * `next`, read those same parts. The observer is not told (the caller
+   * replays the new content to it).
+   */
+  adopt(next: ProjectionStore): void {
+    if (next.spec !== this.spec) throw new ProvisionerError("INTERNAL", `a ${next.spec.what} store cannot take the place of a ${this.spec.what} store`);
+    this.slots = next.slots;
+    this.arena = next.arena;
+    this.table = next.table;
+    this.orders = next.orders;
+    this.oos = next.oos;
+    this.values = next.values;
+    this.kindCounts = next.kindCounts;
+    this.revision = next.revision;
+    this.synced = next.synced;
   }
 
   /** How many entries it has room for before its columns grow. */
@@ -236,7 +257,7 @@ export class ProjectionStore {
 
   /** The slots a narrowing reads, strictly after `after`, in key order (see `KeyOrders.scan`). */
   scan(filters: Readonly<Record<string, string>>, after: string | undefined): SlotScan {
-    return this.orders.scan(filters, after, (key) => this.table.get(key));
+    return this.orders.scan(filters, after, this.table);
   }
 
   /** Out-of-shape keys strictly after `after`, in key order. */
