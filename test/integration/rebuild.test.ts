@@ -25,7 +25,7 @@ after(async () => {
   await server?.stop();
 });
 
-test("when the history needed to resume is gone, the projection is rebuilt from a fresh snapshot and swapped in whole", async () => {
+test("when the history needed to resume is gone, the projection is rebuilt from a fresh snapshot, moved whole into the store readers hold", async () => {
   const { log, lines } = memoryLogger("info");
   const jsm = await jetstreamManager(nc);
   const js = jetstream(nc);
@@ -48,9 +48,12 @@ test("when the history needed to resume is gone, the projection is rebuilt from 
   const si = await jsm.streams.info(streamName(needsSpec.bucket));
   assert.ok(si.state.first_seq > 4, `history after revision 3 is gone (first_seq ${si.state.first_seq})`);
 
+  // A reader that took the store before the rebuild.
+  const held = p.store;
   const sub = p.connect(watchBucket({ nc, log }, { bucket: needsSpec.bucket, fromRevision: () => p.revision }));
   try {
-    await eventually(() => assert.deepEqual(p.store.entryKeys(), ["n1.m.config.e"]));
+    await eventually(() => assert.deepEqual(held.entryKeys(), ["n1.m.config.e"]));
+    assert.equal(p.store, held, "the same store object, now holding the rebuilt content");
     assert.equal(p.revision, si.state.last_seq);
     assert.ok(lines().some((l) => String(l["msg"]).startsWith("the history needed to resume is gone")));
   } finally {
