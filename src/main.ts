@@ -23,6 +23,7 @@ import type { FloodLimits } from "./projections/flood.js";
 import { DEFAULT_BUCKET_LIMITS, DEFAULT_FLOOD_LIMITS } from "./defaults.js";
 import { allSynced } from "./streams/synced.js";
 import { kvRegistryWriter } from "./reconcile/apply.js";
+import { conditionalRegistryWrites } from "./reconcile/write-mode.js";
 import { Reconciler } from "./reconcile/loop.js";
 import { desiredRegistry, REGISTRY_TABLE, type RegistryValue } from "./reconcile/registry.js";
 import { VerbService } from "./verb/service.js";
@@ -148,7 +149,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   // Opened before the watches start: behind a large bucket's consumer creation these small requests would wait.
   const kvm = new Kvm(js);
   const seat = new Seat({ kv: await patiently("open the seat's bucket", () => kvm.open(SEAT_BUCKET), log), ttlMs: opts.seatTtlMs, log });
-  await patiently("open the registry bucket", () => kvm.open(BUCKETS.registry), log);
+  const registryKv = await patiently("open the registry bucket", () => kvm.open(BUCKETS.registry), log);
   const subs: Subscription[] = [];
   // The watches take turns to create their consumers (see creation-gate.ts), and every creation is counted.
   const gate = new CreationGate();
@@ -163,7 +164,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
 
   const reconciler = new Reconciler({
     registry: projections.registry,
-    writer: kvRegistryWriter(js, BUCKETS.registry, seat.instance),
+    writer: kvRegistryWriter(js, BUCKETS.registry, seat.instance, { conditional: () => conditionalRegistryWrites(nc.info?.version), kv: registryKv }),
     desired,
     intervalMs: opts.registryIntervalMs,
     driftDelayMs: opts.driftDelayMs,

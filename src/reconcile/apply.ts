@@ -1,31 +1,38 @@
 /**
- * Running the registry's operations against the bucket (I/O). Writes are
- * plain puts and deletes, fenced by the seat: `mayWrite` is asked before each
- * one, and only the instance that holds the seat writes.
+ * Running the registry's operations against the bucket (I/O). Every write is
+ * fenced by the seat: `mayWrite` is asked before each one, and only the
+ * instance that holds the seat writes.
  *
- * Why not a compare-and-set on the revision the projection saw: on a
- * clustered stream, nats-server 2.9 checks `Nats-Expected-Last-Subject-Sequence`
- * before the write is replicated and again as each replica applies it. A
- * compare-and-set racing another write of the same key (an operator's put, a
- * second holder) can pass the first check and fail the second, and a replica
- * that restarts around such a failure numbers every later write of the
- * stream differently from the others (docs/reliability.md;
- * chaos/cas-desync.ts reproduces it). Plain writes have no such check. The
- * reconcile is level-based, so a write made from a view that has since moved
- * on is only ever the compiled table's value, and the next reconcile sees
- * whatever came after it.
+ * On a server that offers it safely (`write-mode.ts`) each write is also a
+ * compare-and-set on the revision the diff saw: an update or a delete on the
+ * key's revision, a create on the key having none (or only a delete's
+ * marker). Before that release the writes are plain puts and deletes: on a
+ * clustered stream, nats-server 2.9 checks
+ * `Nats-Expected-Last-Subject-Sequence` before the write is replicated and
+ * again as each replica applies it, and a compare-and-set racing another
+ * write of the same key can pass the first check and fail the second, after
+ * which a replica that restarts numbers every later write of the stream
+ * differently from the others (docs/reliability.md; chaos/cas-desync.ts
+ * reproduces it). The reconcile is level-based either way: a write refused,
+ * or made from a view that has since moved on, is followed by a reconcile
+ * that sees whatever came after it.
  */
 import { headers } from "@nats-io/nats-core";
-import type { JetStreamClient } from "@nats-io/jetstream";
+import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";
+import type { KV } from "@nats-io/kv";
 import type { Logger } from "../log.js";
 import { wrapError } from "../protocol/errors.js";
 import type { Operation } from "./diff.js";
 import type { RegistryValue } from "./registry.js";
 
-/** The writes the reconciler makes, each returning the revision it wrote. */
+/**
+ * The writes the reconciler makes, each returning the revision it wrote.
+ * `seen` is the revision the diff saw the key at (undefined: it saw none);
+ * a conditional writer refuses to write over any other.
+ */
 export interface RegistryWriter {
-  put(kind: string, value: RegistryValue): Promise<number>;
-  delete(kind: string): Promise<number>;
+  put(kind: string, value: RegistryValue, seen?: number): Promise<number>;
+  delete(kind: string, seen: number): Promise<number>;
 }
 
 export interface ApplyReport {
@@ -43,18 +50,45 @@ const encode = (v: RegistryValue): Uint8Array => new TextEncoder().encode(JSON.s
 /** The header naming the instance that wrote a registry entry, so the stream shows who wrote what. */
 export const WRITER_HEADER = "Mesh-Provisioner-Instance";
 
+/** A write the server refused because the key is no longer at the revision it was conditional on. */
+export function isMovedOn(err: unknown): boolean {
+  const code = err instanceof JetStreamApiError ? err.code : undefined;
+  return code === JetStreamApiCodes.StreamWrongLastSequence || code === JetStreamApiCodes.StreamWrongLastSequenceUnknown;
+}
+
+export interface RegistryWriterOptions {
+  /** Whether the writes are compare-and-sets now (asked at each write: the connected server may change). */
+  readonly conditional: () => boolean;
+  /** Reads a key's last message (a create over a deleted key is conditional on its delete's marker). */
+  readonly kv?: Pick<KV, "get">;
+}
+
 /** Registry writes as JetStream publishes on the bucket's subjects, with the writer's instance in a header. */
-export function kvRegistryWriter(js: JetStreamClient, bucket: string, instance: string): RegistryWriter {
-  const publish = async (kind: string, data: Uint8Array | undefined, op?: "DEL"): Promise<number> => {
+export function kvRegistryWriter(js: JetStreamClient, bucket: string, instance: string, opts: RegistryWriterOptions): RegistryWriter {
+  const publish = async (kind: string, data: Uint8Array | undefined, op: "DEL" | undefined, expected: number | undefined): Promise<number> => {
     const h = headers();
     h.set(WRITER_HEADER, instance);
     if (op) h.set("KV-Operation", op);
-    const ack = await js.publish(`$KV.${bucket}.${kind}`, data, { headers: h });
+    const ack = await js.publish(`$KV.${bucket}.${kind}`, data, { headers: h, ...(expected === undefined ? {} : { expect: { lastSubjectSequence: expected } }) });
     return ack.seq;
   };
+  /** A create: on the key having no message, or, where it has one, on that being a delete's marker. */
+  const create = async (kind: string, data: Uint8Array): Promise<number> => {
+    try {
+      return await publish(kind, data, undefined, 0);
+    } catch (err) {
+      if (!isMovedOn(err) || opts.kv === undefined) throw err;
+      const last = await opts.kv.get(kind);
+      if (last === null || last.operation === "PUT") throw err;
+      return publish(kind, data, undefined, last.revision);
+    }
+  };
   return {
-    put: (kind, value) => publish(kind, encode(value)),
-    delete: (kind) => publish(kind, undefined, "DEL"),
+    put: (kind, value, seen) => {
+      if (!opts.conditional()) return publish(kind, encode(value), undefined, undefined);
+      return seen === undefined ? create(kind, encode(value)) : publish(kind, encode(value), undefined, seen);
+    },
+    delete: (kind, seen) => publish(kind, undefined, "DEL", opts.conditional() ? seen : undefined),
   };
 }
 
@@ -77,15 +111,15 @@ export async function applyOperations(
       let rev: number;
       switch (op.type) {
         case "create":
-          rev = await writer.put(op.kind, op.value);
+          rev = await writer.put(op.kind, op.value, undefined);
           report.created.push(op.kind);
           break;
         case "update":
-          rev = await writer.put(op.kind, op.value);
+          rev = await writer.put(op.kind, op.value, op.revision);
           report.updated.push(op.kind);
           break;
         case "delete":
-          rev = await writer.delete(op.kind);
+          rev = await writer.delete(op.kind, op.revision);
           report.deleted.push(op.kind);
           break;
       }
@@ -93,7 +127,9 @@ export async function applyOperations(
     } catch (err) {
       const e = wrapError("REGISTRY_WRITE", `cannot ${op.type} registry kind "${op.kind}"`, err);
       report.failed.push({ kind: op.kind, op: op.type, error: e.message });
-      log.warn({ kind: op.kind, op: op.type, err: e.message, code: e.code }, "a registry write failed; the next reconcile retries it");
+      if (isMovedOn(err)) {
+        log.info({ kind: op.kind, op: op.type, seen: "revision" in op ? op.revision : 0 }, "a registry key changed after the reconcile read it: the write was refused; the next reconcile diffs again");
+      } else log.warn({ kind: op.kind, op: op.type, err: e.message, code: e.code }, "a registry write failed; the next reconcile retries it");
     }
   }
   return { ...report, lastRevision: last };

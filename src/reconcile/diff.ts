@@ -12,7 +12,7 @@ export interface Observed {
   readonly value: unknown;
 }
 
-/** `revision`: what the diff saw (tests, logs); the writes are not conditional on it (see apply.ts). */
+/** `revision`: the revision the diff saw the key at; on servers that offer it safely the write is conditional on it (apply.ts). */
 export type Operation =
   | { readonly type: "create"; readonly kind: string; readonly value: RegistryValue }
   | { readonly type: "update"; readonly kind: string; readonly value: RegistryValue; readonly revision: number }

@@ -22,6 +22,7 @@ import { startNatsServer, type RunningNatsServer } from "../helpers/nats-server.
 import { Fleet, type LogLine, type ServiceProcess } from "../helpers/processes.js";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 import { WRITER_HEADER } from "../../src/reconcile/apply.js";
+import { conditionalRegistryWrites } from "../../src/reconcile/write-mode.js";
 import { until as pollUntil } from "../helpers/verb-pages.js";
 import { streamName } from "../../src/keys/mod.js";
 
@@ -55,7 +56,7 @@ interface Written {
   /** The WRITER_HEADER, undefined for the test's own writes. */
   readonly writer: string | undefined;
   readonly op: string;
-  /** Nats-Expected-Last-Subject-Sequence, which the service's registry writes never carry (see src/reconcile/apply.ts). */
+  /** Nats-Expected-Last-Subject-Sequence: the service's registry writes carry it on servers that offer it safely (src/reconcile/write-mode.ts). */
   readonly expected: string | undefined;
 }
 
@@ -224,14 +225,16 @@ function writerRuns(ws: readonly Written[]): string[] {
 }
 
 /** Single writer: once a new writer appears, no earlier writer ever writes again. */
-function assertSingleWriter(ws: readonly Written[], expectedRuns?: readonly string[]): void {
+function assertSingleWriter(h: Harness, ws: readonly Written[], expectedRuns?: readonly string[]): void {
   const runs = writerRuns(ws);
   const detail = ws.map((w) => `${w.seq} ${w.subject.split(".").pop()} ${w.op} ${w.writer ?? "(test)"}`).join("\n");
   assert.equal(new Set(runs).size, runs.length, `an old writer wrote again after a new one: runs ${JSON.stringify(runs)}\n${detail}`);
   if (expectedRuns) assert.deepEqual(runs, expectedRuns, `writers in stream order\n${detail}`);
-  // Fenced by the seat, not by a compare-and-set that nats-server 2.9 can apply on one replica and refuse on another.
-  const conditional = ws.filter((w) => w.writer !== undefined && w.expected !== undefined);
-  assert.deepEqual(conditional.map((w) => w.seq), [], `registry writes made as compare-and-sets\n${detail}`);
+  // Compare-and-sets where the server offers them safely; before that, plain writes fenced by the seat alone
+  // (a compare-and-set that nats-server 2.9 can apply on one replica and refuse on another).
+  const conditional = conditionalRegistryWrites(h.nc.info?.version);
+  const wrong = ws.filter((w) => w.writer !== undefined && (w.expected !== undefined) !== conditional);
+  assert.deepEqual(wrong.map((w) => w.seq), [], `registry writes ${conditional ? "not " : ""}made as compare-and-sets on nats-server ${h.nc.info?.version}\n${detail}`);
 }
 
 /** Wait until a child logs its seat (its buckets exist, its projections start). */
@@ -324,7 +327,7 @@ describe("the seat, with real service processes", { timeout: 90_000 }, () => {
       assert.ok(renewals >= 3, `the holder renews several times per ttl (saw ${renewals} in 1.5 ttl)`);
       assert.equal((await oneHolder(h, ps)).pid, holder.pid);
       assert.equal(ps.filter((p) => p.lines.some(holdsLine)).length, 1, "only one process ever logged that it holds the seat");
-      assertSingleWriter(await h.writes(), [holder.instance!]);
+      assertSingleWriter(h, await h.writes(), [holder.instance!]);
     } finally {
       await done(h);
     }
@@ -358,7 +361,7 @@ describe("the seat, with real service processes", { timeout: 90_000 }, () => {
       const successor = await oneHolder(h, ps.filter((p) => p !== old));
       assert.equal(successor.instance, event.holder!.instance);
       assert.deepEqual(repair, { secret: successor.instance, bogus: successor.instance }, "the new holder repaired the drift");
-      assertSingleWriter(await h.writes(), [old.instance!, successor.instance!]);
+      assertSingleWriter(h, await h.writes(), [old.instance!, successor.instance!]);
     } finally {
       await done(h);
     }
@@ -398,7 +401,7 @@ describe("the seat, with real service processes", { timeout: 90_000 }, () => {
         assert.deepEqual(repair, { secret: holder.instance, bogus: holder.instance });
         writers.push(holder.instance!);
       }
-      assertSingleWriter(await h.writes(), writers);
+      assertSingleWriter(h, await h.writes(), writers);
     } finally {
       await done(h);
     }
@@ -445,7 +448,7 @@ describe("the seat, with real service processes", { timeout: 90_000 }, () => {
       await sleepUntil(continuedAt + TTL_MS);
 
       const ws = await h.writes();
-      assertSingleWriter(ws, [a.instance!, b.instance!]);
+      assertSingleWriter(h, ws, [a.instance!, b.instance!]);
       const firstByB = ws.find((w) => w.writer === b.instance)!.seq;
       assert.ok(ws.filter((w) => w.writer === a.instance).every((w) => w.seq < firstByB), "the paused holder wrote nothing after its successor");
       const reconciles = a.lines.slice(linesBefore).filter((l) => l.msg.startsWith("registry reconciled"));
@@ -518,7 +521,7 @@ describe("the seat, with real service processes", { timeout: 90_000 }, () => {
     });
 
     test("the registry stream shows a single writer, before and after the takeover", async () => {
-      assertSingleWriter(await h!.writes(), [a.instance!, b.instance!]);
+      assertSingleWriter(h!, await h!.writes(), [a.instance!, b.instance!]);
     });
 
     test("at no sampled moment did both processes claim to hold the seat (their logs)", () => {
