@@ -109,6 +109,25 @@ describe("the parser's fast path", () => {
     );
   });
 
+  test("messages whole in one read never reach the stock parser, so a nats-core upgrade that renames its fields is seen", () => {
+    let stockCalls = 0;
+    const counted = fastParse(function (this: Parser, buf: Uint8Array) {
+      stockCalls++;
+      stockParse.call(this, buf);
+    });
+    const wire = Buffer.concat([
+      enc("MSG $KV.b.n1.m1.config.k1 3 $JS.ACK.KV_b.c_1.1.5.5.1764662400123456789.0 2\r\n{}\r\n"),
+      enc(`HMSG _INBOX.x 4 ${"NATS/1.0 100 Idle\r\n\r\n".length} ${"NATS/1.0 100 Idle\r\n\r\n{}".length}\r\nNATS/1.0 100 Idle\r\n\r\n{}\r\n`),
+      enc("MSG a 5 0\r\n\r\n"),
+    ]);
+    const { seen, dispatcher } = recorder();
+    const parser = new Parser(dispatcher as never);
+    counted.call(parser, wire);
+    counted.call(parser, wire);
+    assert.equal(seen.length, 6);
+    assert.equal(stockCalls, 0);
+  });
+
   test("a payload over the stock parser's 64 MiB limit is refused though it is complete in the read", () => {
     const size = 64 * 1024 * 1024 + 1;
     const wire = Buffer.concat([enc(`MSG a 1 ${size}\r\n`), Buffer.alloc(size), enc("\r\n")]);
