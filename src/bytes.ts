@@ -15,6 +15,8 @@ interface NodeBufferCodecs {
 }
 
 const codecs = (buf: Buffer): NodeBufferCodecs => buf as unknown as NodeBufferCodecs;
+/** The readers, called on any byte view: they read the view's bytes whatever its class. */
+const { latin1Slice, utf8Slice } = Buffer.prototype as unknown as NodeBufferCodecs;
 
 /** Write `s` as UTF-8 at `at` (room checked by the caller); returns the bytes written. */
 export const writeUtf8 = (buf: Buffer, s: string, at: number): number => codecs(buf).utf8Write(s, at);
@@ -22,10 +24,10 @@ export const writeUtf8 = (buf: Buffer, s: string, at: number): number => codecs(
 /** Write `s`, known to be ASCII, at `at`; returns the bytes written. */
 export const writeAscii = (buf: Buffer, s: string, at: number): number => codecs(buf).latin1Write(s, at);
 
-export const readUtf8 = (buf: Buffer, start: number, end: number): string => codecs(buf).utf8Slice(start, end);
+export const readUtf8 = (buf: Uint8Array, start: number, end: number): string => utf8Slice.call(buf, start, end);
 
 /** Read bytes known to be ASCII as a string. */
-export const readAscii = (buf: Buffer, start: number, end: number): string => codecs(buf).latin1Slice(start, end);
+export const readAscii = (buf: Uint8Array, start: number, end: number): string => latin1Slice.call(buf, start, end);
 
 /** How many decimal digits a whole number from 0 to 2^53 has. */
 export function wholeDigits(n: number): number {

@@ -81,9 +81,8 @@ export function subjectBytes(m: Msg): { subject: Uint8Array; reply: Uint8Array }
 
 /** Bytes `from`..end of a subject as a string: read as latin1 where they are ASCII (keys in shape are), else as UTF-8. */
 function textOf(bytes: Uint8Array, from: number): string {
-  const buf = Buffer.isBuffer(bytes) ? bytes : Buffer.from(bytes.buffer, bytes.byteOffset, bytes.length);
-  for (let i = from; i < buf.length; i++) if ((buf[i] as number) >= 0x80) return readUtf8(buf, from, buf.length);
-  return readAscii(buf, from, buf.length);
+  for (let i = from; i < bytes.length; i++) if ((bytes[i] as number) >= 0x80) return readUtf8(bytes, from, bytes.length);
+  return readAscii(bytes, from, bytes.length);
 }
 
 function operationOf(m: Msg): Operation {
