@@ -23,7 +23,10 @@ function metricName(metric: string): string {
     .replace(/burst of \d+k new keys/, "burst of new keys")
     .replace(/\(uncached, \d+ nodes\)/, "(uncached)")
     .replace(/longest of \d+ asks/, "longest ask")
-    .replace(/, first put -> last ack [\d.]+ s/, "");
+    .replace(/, first put -> last ack [\d.]+ s/, "")
+    .replace(/ \(minRevision \d+\)/, "")
+    .replace(/ \(each answered [\d, ]+\)/, "")
+    .replace(/: one instance [\d/]+; three at once [\d/, ]+ \(/, " (");
 }
 
 function figure(v: number | undefined, unit: string): string {
