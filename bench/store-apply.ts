@@ -10,7 +10,7 @@
 import { Projection } from "../src/projections/projection.js";
 import { specFor } from "../src/projections/bucket-specs.js";
 import { KNOWN_KINDS } from "../src/reconcile/registry.js";
-import { MeshOverview } from "../src/projections/overview.js";
+import { MeshOverview } from "../src/overview/overview.js";
 import { createLogger } from "../src/log.js";
 import type { WatchEvent } from "../src/streams/kv-watch.js";
 import { Subject } from "rxjs";

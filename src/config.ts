@@ -6,7 +6,7 @@
 import { ProvisionerError } from "./protocol/errors.js";
 import { parseSize } from "./size.js";
 import type { BucketLimits } from "./streams/buckets.js";
-import type { FloodLimits } from "./projections/flood.js";
+import type { FloodLimits } from "./overview/flood.js";
 import { parseDuration } from "./duration.js";
 import { CONNECTION_DEFAULTS, SERVE_DEFAULTS } from "./defaults.js";
 import { COMMAND_ROLE, inboxPrefix, SERVE_ROLE } from "./permissions/inbox.js";

@@ -8,7 +8,7 @@
  */
 import { parseSize } from "./size.js";
 import type { BucketLimits } from "./streams/buckets.js";
-import type { FloodLimits } from "./projections/flood.js";
+import type { FloodLimits } from "./overview/flood.js";
 
 /** The connection's defaults, for every command that talks to the bus. */
 export const CONNECTION_DEFAULTS = Object.freeze({

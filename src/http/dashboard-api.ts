@@ -8,7 +8,7 @@
 import { ProvisionerError } from "../protocol/errors.js";
 import { answeredCheck, isPlainToken, WHATS } from "../keys/mod.js";
 import type { ProvisionerReader } from "./reader.js";
-import { MAX_NODE_PAGE, type NodeQuery } from "../projections/overview.js";
+import { MAX_NODE_PAGE, type NodeQuery } from "../overview/overview.js";
 import { buildPage } from "../verb/answer.js";
 
 /** Entries per bucket on a node's page; a node with more says so (`next`) and the verb pages the rest. */

@@ -10,10 +10,10 @@
  * per-kind counts and the registry's kinds at that moment, so a registry
  * change needs no recount.
  */
-import type { OutOfShapeKey } from "./store.js";
+import type { OutOfShapeKey } from "../projections/store/store.js";
 import { FloodWatch, type FloodChange, type FloodLimits, type Flooding } from "./flood.js";
 import { NameCounts } from "./name-counts.js";
-import type { ProjectionObserver } from "./projection.js";
+import type { ProjectionObserver } from "../projections/projection.js";
 
 export type NodeBucket = "needs" | "applied" | "collect";
 

@@ -9,8 +9,8 @@ import { BUCKETS, parseAppliedKey, parseCollectKey, parseNeedsKey, parseRegistry
 import type { Shape } from "../keys/mod.js";
 import { ProvisionerError } from "../protocol/errors.js";
 import { encodeName } from "../keys/hex.js";
-import { StringHead, TokenHead } from "./entry-head.js";
-import { entryHead, utf8, type BucketSpec, type Decoded, type KeyRange, type Rejected } from "./spec.js";
+import { StringHead, TokenHead } from "./store/entry-head.js";
+import { entryHead, utf8, type BucketSpec, type Decoded, type KeyRange, type Rejected } from "./store/spec.js";
 
 /** The fields of a key that is known to be in shape (an entry's own key). */
 function fieldsOf<F extends Record<string, string>>(parse: (key: string) => Shape<F>): (key: string) => F {

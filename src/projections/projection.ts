@@ -7,9 +7,9 @@
 import { BehaviorSubject, Subject, filter, firstValueFrom, timeout, type Observable, type Subscription } from "rxjs";
 import type { Logger } from "../log.js";
 import type { RawEntry, WatchEvent } from "../streams/kv-watch.js";
-import type { BucketSpec } from "./spec.js";
+import type { BucketSpec } from "./store/spec.js";
 import type { ProjectionStats } from "../protocol/stats.js";
-import { ProjectionStore, type Change, type StoreObserver } from "./store.js";
+import { ProjectionStore, type Change, type StoreObserver } from "./store/store.js";
 
 /** A store observer that can also forget what it was told (before a rebuilt store is replayed into it). */
 export interface ProjectionObserver extends StoreObserver {

@@ -12,7 +12,7 @@
 import { LRUCache } from "lru-cache";
 import { AnswerArena, type Carved } from "./arena.js";
 import { answerHash, Doorkeeper } from "./doorkeeper.js";
-import { hashKey } from "../projections/key-table.js";
+import { hashKey } from "../projections/store/key-table.js";
 import { parseRequest, requestKey, type VerbRequest } from "./request.js";
 
 /**

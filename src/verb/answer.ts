@@ -10,7 +10,7 @@
  * into the reply (no string per entry is made: keys are read only where an
  * out-of-shape key must be ordered against them, and for `next`).
  */
-import type { ProjectionStore, Projected, OutOfShapeKey } from "../projections/store.js";
+import type { ProjectionStore, Projected, OutOfShapeKey } from "../projections/store/store.js";
 import { ANSWERED_FALSE_GROWTH, writeUnanswered } from "../protocol/answered.js";
 import type { VerbRequest } from "./request.js";
 import { PageWriter } from "./page-writer.js";

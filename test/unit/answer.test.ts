@@ -2,10 +2,10 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { buildPage, type AnswerContext, type Page } from "../../src/verb/answer.js";
 import type { VerbRequest } from "../../src/verb/request.js";
-import { ProjectionStore } from "../../src/projections/store.js";
+import { ProjectionStore } from "../../src/projections/store/store.js";
 import { appliedSpec, collectSpec, needsSpec, registrySpec } from "../../src/projections/bucket-specs.js";
 import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
-import type { BucketSpec } from "../../src/projections/spec.js";
+import type { BucketSpec } from "../../src/projections/store/spec.js";
 import type { What } from "../../src/keys/mod.js";
 
 const enc = new TextEncoder();

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { answerHash, Doorkeeper } from "../../src/verb/doorkeeper.js";
-import { hashKey } from "../../src/projections/key-table.js";
+import { hashKey } from "../../src/projections/store/key-table.js";
 
 const N1 = hashKey("needs?node=\"n1\"&limit=&after=null");
 

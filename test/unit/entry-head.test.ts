@@ -1,8 +1,8 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { StringHead, TokenHead } from "../../src/projections/entry-head.js";
-import { entryHead } from "../../src/projections/spec.js";
+import { StringHead, TokenHead } from "../../src/projections/store/entry-head.js";
+import { entryHead } from "../../src/projections/store/spec.js";
 import { wholeDigits, writeWhole } from "../../src/bytes.js";
 
 /** A plain token: what a key in shape is made of. */

@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { feedEvent, feedEventBytes } from "../../src/feed/events.js";
-import { ProjectionStore, type Change } from "../../src/projections/store.js";
+import { ProjectionStore, type Change } from "../../src/projections/store/store.js";
 import { needsSpec, registrySpec } from "../../src/projections/bucket-specs.js";
 import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
 

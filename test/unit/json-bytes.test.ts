@@ -1,7 +1,7 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { isJsonUtf8 } from "../../src/projections/json-bytes.js";
+import { isJsonUtf8 } from "../../src/projections/store/json-bytes.js";
 
 const enc = new TextEncoder();
 const strict = new TextDecoder("utf-8", { fatal: true, ignoreBOM: true });

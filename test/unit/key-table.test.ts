@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { hashKey, KeyTable } from "../../src/projections/key-table.js";
+import { hashKey, KeyTable } from "../../src/projections/store/key-table.js";
 
 /** Slots are indexes into `keys`; `hashes` can be forced to collide. */
 function table(keys: string[], hash: (k: string) => number): KeyTable {

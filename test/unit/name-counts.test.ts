@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { NameCounts } from "../../src/projections/name-counts.js";
+import { NameCounts } from "../../src/overview/name-counts.js";
 
 const snapshot = (c: NameCounts): [string, number][] => {
   const out: [string, number][] = [];

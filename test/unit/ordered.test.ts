@@ -1,7 +1,7 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { LEAF, OrderedSet, STRING_ORDER } from "../../src/projections/ordered.js";
+import { LEAF, OrderedSet, STRING_ORDER } from "../../src/projections/store/ordered.js";
 
 /** Every item from `after` (exclusive unless inclusive) on, read with a cursor. */
 function from(s: OrderedSet<string>, after: string | undefined, inclusive = false): string[] {

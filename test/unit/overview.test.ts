@@ -1,9 +1,9 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ProjectionStore } from "../../src/projections/store.js";
+import { ProjectionStore } from "../../src/projections/store/store.js";
 import { appliedSpec, collectSpec, needsSpec } from "../../src/projections/bucket-specs.js";
-import { MeshOverview, MAX_NODE_PAGE, type NodeBucket, type NodeRow } from "../../src/projections/overview.js";
+import { MeshOverview, MAX_NODE_PAGE, type NodeBucket, type NodeRow } from "../../src/overview/overview.js";
 import { Projection } from "../../src/projections/projection.js";
 import { memoryLogger } from "../../src/log.js";
 import { Subject } from "rxjs";

@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { setFlagsFromString, getHeapSpaceStatistics } from "node:v8";
 import { runInNewContext } from "node:vm";
 import { buildPage } from "../../src/verb/answer.js";
-import { ProjectionStore } from "../../src/projections/store.js";
+import { ProjectionStore } from "../../src/projections/store/store.js";
 import { needsSpec } from "../../src/projections/bucket-specs.js";
 
 setFlagsFromString("--expose-gc");

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { Slots } from "../../src/projections/slots.js";
+import { Slots } from "../../src/projections/store/slots.js";
 
 test("slots reserved for a snapshot up front: allocating them never grows the columns, and what was set stays", () => {
   const s = new Slots();

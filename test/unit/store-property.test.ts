@@ -1,9 +1,9 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ProjectionStore } from "../../src/projections/store.js";
+import { ProjectionStore } from "../../src/projections/store/store.js";
 import { collectSpec, needsSpec } from "../../src/projections/bucket-specs.js";
-import { valueFragment } from "../../src/projections/spec.js";
+import { valueFragment } from "../../src/projections/store/spec.js";
 import { buildPage } from "../../src/verb/answer.js";
 
 const enc = new TextEncoder();

@@ -8,7 +8,7 @@
  * cost a concatenated string, its flattening and its encoding per entry, on
  * the first sync's clock (docs/benchmarks.md, "Start cost").
  */
-import { writeUtf8 } from "../bytes.js";
+import { writeUtf8 } from "../../bytes.js";
 
 export interface EntryHead {
   /** Its length in bytes for an entry whose key is in shape (`fields` read from it). */

@@ -17,8 +17,8 @@
  * JSON, then one comma (`jsonOf` says where the JSON is; answers copy
  * records that follow each other in memory as one run, commas included).
  */
-import { ProvisionerError } from "../protocol/errors.js";
-import { copySmall, readAscii, readUtf8, wholeDigits, writeAscii, writeUtf8, writeWhole } from "../bytes.js";
+import { ProvisionerError } from "../../protocol/errors.js";
+import { copySmall, readAscii, readUtf8, wholeDigits, writeAscii, writeUtf8, writeWhole } from "../../bytes.js";
 import { hashKey, KeyTable } from "./key-table.js";
 import { isJsonUtf8 } from "./json-bytes.js";
 import { RecordArena } from "./record-arena.js";
@@ -26,7 +26,7 @@ import { KindCounts } from "./kind-counts.js";
 import { OutOfShapeKeys } from "./out-of-shape.js";
 import { Slots } from "./slots.js";
 import { utf8, valueFragment, type BucketSpec, type Decoded } from "./spec.js";
-import type { Operation } from "../streams/operation.js";
+import type { Operation } from "../../streams/operation.js";
 import { EntryPut, Projected, type Change, type EntryJson, type OutOfShapeKey, type StoreObserver } from "./entry.js";
 import type { SlotScan } from "./scan.js";
 import { KeyOrders } from "./key-orders.js";
