@@ -12,10 +12,8 @@
  * `OutOfShapeKeys` the keys out of shape. A million entries are then a few
  * dozen objects for the garbage collector, and an answer is built by copying
  * bytes. What readers are handed (`entry.ts`) is made on demand, never kept.
- *
- * Each record is the key where it comes first (the registry), the entry's
- * JSON, then one comma (`jsonOf` says where the JSON is; answers copy
- * records that follow each other in memory as one run, commas included).
+ * A record is the key where it comes first (the registry), the entry's JSON,
+ * then one comma: answers copy records that follow each other as one run.
  */
 import { ProvisionerError } from "../../protocol/errors.js";
 import { copySmall, readAscii, readUtf8, wholeDigits, writeAscii, writeUtf8, writeWhole } from "../../bytes.js";
@@ -55,10 +53,9 @@ export class ProjectionStore {
   private kindCounts = new KindCounts();
 
   /**
-   * The layout of every record of this store: where the spec renders the
-   * whole JSON itself (the registry) the key comes first and the JSON after
-   * it; otherwise the JSON starts `{"key":"` and the key follows those 8
-   * bytes. A comma ends each record.
+   * The layout of every record: where the spec renders the whole JSON (the
+   * registry) the key comes first; otherwise the JSON starts `{"key":"` and
+   * the key follows those 8 bytes.
    */
   private readonly keyFirst: boolean;
   private readonly keyAt: number;
@@ -66,10 +63,7 @@ export class ProjectionStore {
   /** Told of what comes and goes (see StoreObserver); none for a store built aside. */
   private observer: StoreObserver | undefined;
 
-  /**
-   * `segmentBytes`: the size of the record arena's segments (tests make them
-   * small to compact often); `observer`: told of what comes and goes.
-   */
+  /** `segmentBytes`: the record arena's segment size (tests make it small to compact often). */
   constructor(spec: BucketSpec, opts: { segmentBytes?: number; observer?: StoreObserver } = {}) {
     this.spec = spec;
     this.observer = opts.observer;
@@ -93,12 +87,10 @@ export class ProjectionStore {
   }
 
   /**
-   * Hold `next`'s content from now on instead of this store's own (a
-   * projection rebuilt from a fresh snapshot): readers that hold this store
-   * read the new content without fetching anything again. `next` is spent:
-   * its parts are now this store's, and their callbacks, which go through
-   * `next`, read those same parts. The observer is not told (the caller
-   * replays the new content to it).
+   * Hold `next`'s content from now on (a rebuild from a fresh snapshot), so
+   * readers holding this store read it. `next` is spent: its parts are now
+   * this store's (their callbacks go through `next`, which reads the same
+   * parts). The observer is not told: the caller replays to it.
    */
   adopt(next: ProjectionStore): void {
     if (next.spec !== this.spec) throw new ProvisionerError("INTERNAL", `a ${next.spec.what} store cannot take the place of a ${this.spec.what} store`);
@@ -174,11 +166,6 @@ export class ProjectionStore {
   /** The ids (as in `kindOfSlot`) of the kinds some entry names and `keep` keeps: no generator, no string array, per answer. */
   kindIdsWhere(keep: (kind: string) => boolean): number[] {
     return this.kindCounts.idsWhere(keep);
-  }
-
-  /** The id of `kind` in `kindOfSlot` (-1: no entry names it). */
-  kindId(kind: string): number {
-    return this.kindCounts.idOf(kind);
   }
 
   /** The kind id of a slot's key (-1 where keys name none). */
