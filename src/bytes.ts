@@ -47,6 +47,18 @@ export function writeWhole(buf: Buffer, n: number, at: number): number {
   return d;
 }
 
+/** The decimal digits of `buf` from `from` to `to` (exclusive) as a number, read without making their string; -1 if empty or not all digits. */
+export function readWhole(buf: Uint8Array, from: number, to: number): number {
+  if (to <= from) return -1;
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = buf[i] as number;
+    if (c < 0x30 || c > 0x39) return -1;
+    n = n * 10 + (c - 0x30);
+  }
+  return n;
+}
+
 /** Copy a few bytes without Buffer.copy's call and argument checks (which cost more than the copy of a token); returns the bytes copied. */
 export function copySmall(src: Uint8Array, from: number, to: number, dst: Uint8Array, at: number): number {
   for (let i = from; i < to; i++) dst[at++] = src[i] as number;

@@ -9,7 +9,7 @@
  * they are read in one pass over the subject's bytes, without decoding it or
  * splitting it into strings.
  */
-import { startsWith } from "../bytes.js";
+import { readWhole, startsWith } from "../bytes.js";
 
 export interface AckFacts {
   /** The message's sequence in the stream (a KV entry's revision). */
@@ -21,24 +21,10 @@ export interface AckFacts {
 }
 
 const DOT = 0x2e;
-const ZERO = 0x30;
-const NINE = 0x39;
 const PREFIX = Buffer.from("$JS.ACK.", "latin1");
 /** At most this many dots are looked at: the 12-token form has 11, anything after its last is not read. */
 const MAX_DOTS = 11;
 const dots = new Int32Array(MAX_DOTS);
-
-/** The digits of `s` from `from` to `to` (exclusive) as a number; -1 if empty or not all digits. */
-function digits(s: Uint8Array, from: number, to: number): number {
-  if (to <= from) return -1;
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const c = s[i] as number;
-    if (c < ZERO || c > NINE) return -1;
-    n = n * 10 + (c - ZERO);
-  }
-  return n;
-}
 
 /** The facts of a JetStream message's reply subject (its bytes), or undefined where it is not one. */
 export function parseAckReply(reply: Uint8Array): AckFacts | undefined {
@@ -55,9 +41,9 @@ export function parseAckReply(reply: Uint8Array): AckFacts | undefined {
     first = 4;
     afterPending = count > 8 ? (dots[8] as number) : reply.length;
   } else return undefined;
-  const streamSeq = digits(reply, (dots[first] as number) + 1, dots[first + 1] as number);
-  const deliverySeq = digits(reply, (dots[first + 1] as number) + 1, dots[first + 2] as number);
-  const pending = digits(reply, (dots[first + 3] as number) + 1, afterPending);
+  const streamSeq = readWhole(reply, (dots[first] as number) + 1, dots[first + 1] as number);
+  const deliverySeq = readWhole(reply, (dots[first + 1] as number) + 1, dots[first + 2] as number);
+  const pending = readWhole(reply, (dots[first + 3] as number) + 1, afterPending);
   if (streamSeq < 0 || deliverySeq < 0 || pending < 0) return undefined;
   return { streamSeq, deliverySeq, pending };
 }

@@ -21,13 +21,12 @@
  * test/unit/fast-parse.test.ts checks on random streams cut at random.
  */
 import { Parser, State, Kind, type MsgArg, type ParserEvent } from "@nats-io/nats-core/internal";
+import { readWhole } from "../bytes.js";
 
 const NL = 0x0a;
 const CR = 0x0d;
 const SPACE = 0x20;
 const TAB = 0x09;
-const ZERO = 0x30;
-const NINE = 0x39;
 const UPPER_M = 0x4d;
 const UPPER_H = 0x48;
 const UPPER_S = 0x53;
@@ -49,13 +48,8 @@ type Parse = (this: Parser, buf: Uint8Array) => void;
 
 /** The digits of `buf` from `from` to `to` (exclusive), or -1 as the stock parser's `protoParseInt` gives it. */
 function number(buf: Uint8Array, from: number, to: number, max?: number): number {
-  if (to <= from || to - from > MAX_DIGITS) return -1;
-  let n = 0;
-  for (let i = from; i < to; i++) {
-    const c = buf[i] as number;
-    if (c < ZERO || c > NINE) return -1;
-    n = n * 10 + (c - ZERO);
-  }
+  if (to - from > MAX_DIGITS) return -1;
+  const n = readWhole(buf, from, to);
   return max !== undefined && n > max ? -1 : n;
 }
 
