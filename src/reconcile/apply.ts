@@ -60,7 +60,7 @@ export interface RegistryWriterOptions {
   /** Whether the writes are compare-and-sets now (asked at each write: the connected server may change). */
   readonly conditional: () => boolean;
   /** Reads a key's last message (a create over a deleted key is conditional on its delete's marker). */
-  readonly kv?: Pick<KV, "get">;
+  readonly kv: Pick<KV, "get">;
 }
 
 /** Registry writes as JetStream publishes on the bucket's subjects, with the writer's instance in a header. */
@@ -77,7 +77,7 @@ export function kvRegistryWriter(js: JetStreamClient, bucket: string, instance: 
     try {
       return await publish(kind, data, undefined, 0);
     } catch (err) {
-      if (!isMovedOn(err) || opts.kv === undefined) throw err;
+      if (!isMovedOn(err)) throw err;
       const last = await opts.kv.get(kind);
       if (last === null || last.operation === "PUT") throw err;
       return publish(kind, data, undefined, last.revision);
@@ -85,8 +85,9 @@ export function kvRegistryWriter(js: JetStreamClient, bucket: string, instance: 
   };
   return {
     put: (kind, value, seen) => {
-      if (!opts.conditional()) return publish(kind, encode(value), undefined, undefined);
-      return seen === undefined ? create(kind, encode(value)) : publish(kind, encode(value), undefined, seen);
+      const data = encode(value);
+      if (!opts.conditional()) return publish(kind, data, undefined, undefined);
+      return seen === undefined ? create(kind, data) : publish(kind, data, undefined, seen);
     },
     delete: (kind, seen) => publish(kind, undefined, "DEL", opts.conditional() ? seen : undefined),
   };

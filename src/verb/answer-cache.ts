@@ -38,14 +38,11 @@ export interface KnownRequest {
   readonly keyHash: number;
 }
 
-/** The revisions an answer is built at: its projection's, and the registry's for needs (0 otherwise). */
-export interface AnswerRevisions {
+/** An answer kept, with the revisions it was built at: its projection's, and the registry's for needs (0 otherwise). */
+interface CachedAnswer {
+  readonly carved: Carved;
   readonly revision: number;
   readonly registryRevision: number;
-}
-
-interface CachedAnswer extends AnswerRevisions {
-  readonly carved: Carved;
 }
 
 export class AnswerCache {
@@ -66,14 +63,13 @@ export class AnswerCache {
    */
   private readonly parsedDoor = new Doorkeeper(8 * PARSED_ENTRIES);
   private readonly arena: AnswerArena;
+  private readonly onHit: () => void;
 
   /** `onHit` is called for each answer served from the cache. */
   constructor(opts: { readonly arenaBytes?: number; readonly onHit?: () => void } = {}) {
     this.arena = new AnswerArena(opts.arenaBytes);
     this.onHit = opts.onHit ?? (() => undefined);
   }
-
-  private readonly onHit: () => void;
 
   /** The request `text` holds, validated (throws a ProvisionerError where it is not valid). */
   request(text: string): KnownRequest {
@@ -89,16 +85,16 @@ export class AnswerCache {
   }
 
   /**
-   * The answer to `known` at `at`: the one kept, where it was built at those
-   * revisions and the ring still holds it, else `build`'s, written into the
-   * ring through `alloc` (or wherever `build` puts it when it does not call
-   * `alloc`). A built answer is kept from its request's second ask, unless
+   * The answer to `known` at `revision` (and the registry's
+   * `registryRevision`, 0 unless needs): the one kept, where it was built at
+   * those revisions and the ring still holds it, else `build`'s, written into
+   * the ring through `alloc` (or wherever `build` puts it when it does not
+   * call `alloc`). A built answer is kept from its request's second ask, unless
    * it asks for a `minRevision` (a node asking after its own write: all but
    * unique).
    */
-  answer(known: KnownRequest, at: AnswerRevisions, build: (alloc: (bytes: number) => Buffer) => Uint8Array): Uint8Array {
+  answer(known: KnownRequest, revision: number, registryRevision: number, build: (alloc: (bytes: number) => Buffer) => Uint8Array): Uint8Array {
     const { key } = known;
-    const { revision, registryRevision } = at;
     const hit = this.answers.get(key);
     if (hit !== undefined && hit.revision === revision && hit.registryRevision === registryRevision) {
       if (this.arena.fresh(hit.carved.at)) {

@@ -172,7 +172,7 @@ export class VerbService {
     const revision = projection.revision;
     // needs answers say whether the registry answers each kind: they are built at its revision too.
     const registryRevision = known.req.what === "needs" ? registry.revision : 0;
-    return this.cache.answer(known, { revision, registryRevision }, (alloc) =>
+    return this.cache.answer(known, revision, registryRevision, (alloc) =>
       buildPage(known.req, {
         store: projection.store,
         isAnswered: this.answered[known.req.what],
