@@ -9,15 +9,15 @@
  * they are read in one pass over the subject's bytes, without decoding it or
  * splitting it into strings.
  */
-import { readWhole, startsWith } from "../bytes.js";
+import { readWhole } from "../bytes.js";
 
 export interface AckFacts {
   /** The message's sequence in the stream (a KV entry's revision). */
-  readonly streamSeq: number;
+  streamSeq: number;
   /** The consumer's delivery count so far, this one included: consecutive for an ordered consumer. */
-  readonly deliverySeq: number;
+  deliverySeq: number;
   /** Messages the consumer has still to deliver after this one. */
-  readonly pending: number;
+  pending: number;
 }
 
 const DOT = 0x2e;
@@ -26,24 +26,38 @@ const PREFIX = Buffer.from("$JS.ACK.", "latin1");
 const MAX_DOTS = 11;
 const dots = new Int32Array(MAX_DOTS);
 
-/** The facts of a JetStream message's reply subject (its bytes), or undefined where it is not one. */
-export function parseAckReply(reply: Uint8Array): AckFacts | undefined {
-  if (!startsWith(reply, PREFIX)) return undefined;
+/**
+ * Read the facts of the reply subject `buf[from, to)` into `out` (one object
+ * for every message of a watch); false, and `out` left as it was or half
+ * written, where it is not a JetStream message's.
+ */
+export function readAckReply(out: AckFacts, buf: Uint8Array, from: number, to: number): boolean {
+  if (to - from < PREFIX.length) return false;
+  for (let i = 0; i < PREFIX.length; i++) if (buf[from + i] !== PREFIX[i]) return false;
   let count = 0;
-  for (let i = PREFIX.length; i < reply.length && count < MAX_DOTS; i++) if (reply[i] === DOT) dots[count++] = i;
+  for (let i = from + PREFIX.length; i < to && count < MAX_DOTS; i++) if (buf[i] === DOT) dots[count++] = i;
   // Tokens after "$JS.ACK.": 7 in the short form (6 dots), 9 or more in the long one (8 dots or more).
   let first: number;
   let afterPending: number;
   if (count === 6) {
     first = 2; // the dot before <stream seq>
-    afterPending = reply.length;
+    afterPending = to;
   } else if (count >= 8) {
     first = 4;
-    afterPending = count > 8 ? (dots[8] as number) : reply.length;
-  } else return undefined;
-  const streamSeq = readWhole(reply, (dots[first] as number) + 1, dots[first + 1] as number);
-  const deliverySeq = readWhole(reply, (dots[first + 1] as number) + 1, dots[first + 2] as number);
-  const pending = readWhole(reply, (dots[first + 3] as number) + 1, afterPending);
-  if (streamSeq < 0 || deliverySeq < 0 || pending < 0) return undefined;
-  return { streamSeq, deliverySeq, pending };
+    afterPending = count > 8 ? (dots[8] as number) : to;
+  } else return false;
+  const streamSeq = readWhole(buf, (dots[first] as number) + 1, dots[first + 1] as number);
+  const deliverySeq = readWhole(buf, (dots[first + 1] as number) + 1, dots[first + 2] as number);
+  const pending = readWhole(buf, (dots[first + 3] as number) + 1, afterPending);
+  if (streamSeq < 0 || deliverySeq < 0 || pending < 0) return false;
+  out.streamSeq = streamSeq;
+  out.deliverySeq = deliverySeq;
+  out.pending = pending;
+  return true;
+}
+
+/** The facts of a JetStream message's reply subject (its bytes), or undefined where it is not one. */
+export function parseAckReply(reply: Uint8Array): AckFacts | undefined {
+  const out = { streamSeq: 0, deliverySeq: 0, pending: 0 };
+  return readAckReply(out, reply, 0, reply.length) ? out : undefined;
 }

@@ -7,8 +7,10 @@
  * from its reply subject in one pass (`ack-reply.ts`), and the message is
  * handed on as a raw entry.
  *
- * The subject and the reply subject are read as the bytes the client parsed
- * (`subjectBytes`): the reply is never decoded, and the key is read as
+ * Plain messages (no headers: every put) are read where they lie in the
+ * socket's bytes (`wire/raw-reads.ts`); the others, and any the client
+ * parsed itself, as the bytes its message object keeps (`subjectBytes`).
+ * Either way the reply subject is never decoded, and the key is read as
  * latin1 where it is ASCII (as keys in shape are).
  *
  * The consumer ends, and `ended` is called once, when:
@@ -22,10 +24,10 @@
  * consumer is stalled is answered as the server asks.
  */
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
-import { IdleHeartbeatMonitor } from "@nats-io/nats-core/internal";
 import type { Operation } from "./operation.js";
-import { readAscii, readUtf8, startsWith } from "../bytes.js";
-import { parseAckReply } from "./ack-reply.js";
+import { readAscii, readUtf8 } from "../bytes.js";
+import { readRaw } from "../wire/raw-reads.js";
+import { readAckReply, type AckFacts } from "./ack-reply.js";
 
 /** One message of the bucket's stream as the watch hands it on. */
 export interface RawEntry {
@@ -79,10 +81,10 @@ export function subjectBytes(m: Msg): { subject: Uint8Array; reply: Uint8Array }
   return { subject: Buffer.from(m.subject), reply: m.reply ? Buffer.from(m.reply) : EMPTY };
 }
 
-/** Bytes `from`..end of a subject as a string: read as latin1 where they are ASCII (keys in shape are), else as UTF-8. */
-function textOf(bytes: Uint8Array, from: number): string {
-  for (let i = from; i < bytes.length; i++) if ((bytes[i] as number) >= 0x80) return readUtf8(bytes, from, bytes.length);
-  return readAscii(bytes, from, bytes.length);
+/** Bytes `from`..`to` of a subject as a string: read as latin1 where they are ASCII (keys in shape are), else as UTF-8. */
+function textOf(bytes: Uint8Array, from: number, to: number): string {
+  for (let i = from; i < to; i++) if ((bytes[i] as number) >= 0x80) return readUtf8(bytes, from, to);
+  return readAscii(bytes, from, to);
 }
 
 function operationOf(m: Msg): Operation {
@@ -100,6 +102,9 @@ export class DeliveryReader {
   private readonly keyPrefix: Buffer;
   private lastDelivery = 0;
   private finished = false;
+  private readonly facts: AckFacts = { streamSeq: 0, deliverySeq: 0, pending: 0 };
+  /** Messages read so far, of any kind (the idle check's measure of life). */
+  seen = 0;
 
   constructor(
     private readonly opts: Pick<DeliveryOptions, "subject" | "keyPrefix">,
@@ -121,19 +126,42 @@ export class DeliveryReader {
     if (why !== undefined) this.handlers.ended(why);
   }
 
+  /** A message as the client made it. */
   read(m: Msg): void {
+    this.seen++;
     if (this.finished) return;
     const { subject, reply } = subjectBytes(m);
     // Data messages come on the stream's subjects; the consumer's status messages on its deliver subject.
-    if (!startsWith(subject, this.keyPrefix)) {
+    if (!this.isData(subject, 0, subject.length)) {
       if (m.subject === this.opts.subject) this.status(m);
       return;
     }
-    const facts = parseAckReply(reply);
-    if (facts === undefined) return this.end(`a message on ${m.subject} came without a JetStream reply subject`);
+    this.data(subject, 0, subject.length, reply, 0, reply.length, operationOf(m), m.data);
+  }
+
+  /**
+   * A message without headers, as positions in `buf` (see `RawReader`): a put
+   * when on a stream subject (status messages always have headers).
+   */
+  readPlain(buf: Uint8Array, subject: number, subjectEnd: number, reply: number, replyEnd: number, data: number, dataEnd: number): void {
+    this.seen++;
+    if (this.finished || !this.isData(buf, subject, subjectEnd)) return;
+    this.data(buf, subject, subjectEnd, buf, reply, replyEnd, "PUT", new Uint8Array(buf.buffer, buf.byteOffset + data, dataEnd - data));
+  }
+
+  private isData(subject: Uint8Array, from: number, to: number): boolean {
+    const prefix = this.keyPrefix;
+    if (to - from < prefix.length) return false;
+    for (let i = 0; i < prefix.length; i++) if (subject[from + i] !== prefix[i]) return false;
+    return true;
+  }
+
+  private data(subject: Uint8Array, from: number, to: number, reply: Uint8Array, replyFrom: number, replyTo: number, operation: Operation, value: Uint8Array): void {
+    const facts = this.facts;
+    if (!readAckReply(facts, reply, replyFrom, replyTo)) return this.end(`a message on ${this.opts.keyPrefix}${textOf(subject, from + this.keyPrefix.length, to)} came without a JetStream reply subject`);
     if (facts.deliverySeq !== this.lastDelivery + 1) return this.end(`delivery ${facts.deliverySeq} came after ${this.lastDelivery}: a message was missed`);
     this.lastDelivery = facts.deliverySeq;
-    const entry: RawEntry = { operation: operationOf(m), key: textOf(subject, this.keyPrefix.length), revision: facts.streamSeq, value: m.data };
+    const entry: RawEntry = { operation, key: textOf(subject, from + this.keyPrefix.length, to), revision: facts.streamSeq, value };
     this.handlers.entry(entry, facts.pending);
   }
 
@@ -155,15 +183,20 @@ export class DeliveryReader {
 
 /** Read a consumer's messages off its deliver subject until it ends or `stop()`. */
 export function deliver(nc: NatsConnection, opts: DeliveryOptions, handlers: DeliveryHandlers): Delivery {
-  let monitor: IdleHeartbeatMonitor | undefined;
+  let idle: ReturnType<typeof setInterval> | undefined;
   let sub: Subscription | undefined;
+  let unraw: (() => void) | undefined;
+  const close = (): void => {
+    clearInterval(idle);
+    unraw?.();
+    sub?.unsubscribe();
+  };
   const reader = new DeliveryReader(
     opts,
     {
       entry: handlers.entry,
       ended: (why) => {
-        monitor?.cancel();
-        sub?.unsubscribe();
+        close();
         handlers.ended(why);
       },
     },
@@ -172,25 +205,30 @@ export function deliver(nc: NatsConnection, opts: DeliveryOptions, handlers: Del
   sub = nc.subscribe(opts.subject, {
     callback: (err, m) => {
       if (err) return reader.end(`the watch's subscription failed: ${err.message}`);
-      monitor?.work();
       reader.read(m);
     },
   });
+  unraw = readRaw(sub, (buf, subject, subjectEnd, reply, replyEnd, data, dataEnd) => reader.readPlain(buf, subject, subjectEnd, reply, replyEnd, data, dataEnd));
   void sub.closed.then(
     () => reader.end("the watch's subscription closed"),
     (err: unknown) => reader.end(`the watch's subscription failed: ${(err as Error).message}`),
   );
   if (opts.heartbeatMs > 0) {
-    monitor = new IdleHeartbeatMonitor(opts.heartbeatMs, () => {
-      reader.end("the watch's consumer missed its heartbeats");
-      return true;
-    }, { maxOut: 2 });
+    // The server sends a heartbeat whenever the consumer is idle for that long: two checks in a row with nothing read are two missed.
+    let seen = reader.seen;
+    let missed = 0;
+    idle = setInterval(() => {
+      if (reader.seen !== seen) {
+        seen = reader.seen;
+        missed = 0;
+      } else if (++missed >= 2) reader.end("the watch's consumer missed its heartbeats");
+    }, opts.heartbeatMs);
+    idle.unref();
   }
   return {
     stop(): void {
       reader.end();
-      monitor?.cancel();
-      sub?.unsubscribe();
+      close();
     },
   };
 }

@@ -18,10 +18,13 @@
  * exact form (single spaces, no tab, no stray CR, an NL right after the
  * byte that ends the payload), for which the stock parser then gives its own answer or error.
  * So the events dispatched are the same as without it, which
- * test/unit/fast-parse.test.ts checks on random streams cut at random.
+ * test/unit/fast-parse.test.ts checks on random streams cut at random;
+ * the one exception is a plain message of a subscription read raw
+ * (`raw-reads.ts`), handed to its reader as positions instead.
  */
 import { Parser, State, Kind, type MsgArg, type ParserEvent } from "@nats-io/nats-core/internal";
 import { readWhole } from "../bytes.js";
+import { rawReaderFor } from "./raw-reads.js";
 
 const NL = 0x0a;
 const CR = 0x0d;
@@ -92,7 +95,8 @@ function fastMessage(p: ParserState, buf: Uint8Array, argsFrom: number, nl: numb
   if (!withReply && count !== (headers ? 4 : 3)) return -1;
   const sid = number(buf, (ends[0] as number) + 1, ends[1] as number);
   let k = 2;
-  const reply = withReply ? view(buf, (ends[1] as number) + 1, ends[k++] as number) : undefined;
+  const replyFrom = withReply ? (ends[1] as number) + 1 : -1;
+  const replyTo = withReply ? (ends[k++] as number) : -1;
   const hdr = headers ? number(buf, (ends[k - 1] as number) + 1, ends[k++] as number, MAX_PAYLOAD) : -1;
   const size = number(buf, (ends[k - 1] as number) + 1, ends[k] as number, MAX_PAYLOAD);
   if (sid < 0 || size < 0 || (headers && (hdr < 0 || hdr > size))) return -1;
@@ -100,6 +104,12 @@ function fastMessage(p: ParserState, buf: Uint8Array, argsFrom: number, nl: numb
   const end = start + size;
   // The stock parser reads the byte after the payload as its CR whatever it is, then skips to the NL.
   if (end + 2 > buf.length || buf[end + 1] !== NL) return -1;
+  const raw = headers ? undefined : rawReaderFor(p.dispatcher, sid, size);
+  if (raw !== undefined) {
+    raw(buf, argsFrom, ends[0] as number, withReply ? replyFrom : start, withReply ? replyTo : start, start, end);
+    return end + 2;
+  }
+  const reply = withReply ? view(buf, replyFrom, replyTo) : undefined;
   const ma = { subject: view(buf, argsFrom, ends[0] as number), sid, reply, hdr, size } as MsgArg;
   p.ma = ma;
   p.dispatcher.push({ kind: Kind.MSG, msg: ma, data: view(buf, start, end) });

@@ -3,7 +3,8 @@ import assert from "node:assert/strict";
 import { connect } from "@nats-io/transport-node";
 import { createInbox, nanos, type Msg, type NatsConnection } from "@nats-io/nats-core";
 import { AckPolicy, DeliverPolicy, jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
-import { deliver, subjectBytes, type RawEntry } from "../../src/streams/delivery.js";
+import { deliver, DeliveryReader, subjectBytes, type RawEntry } from "../../src/streams/delivery.js";
+import { installFastParse } from "../../src/wire/fast-parse.js";
 import { startNatsServer, type RunningNatsServer } from "../helpers/nats-server.js";
 import { eventually } from "../helpers/eventually.js";
 
@@ -16,6 +17,8 @@ describe("a consumer's deliveries read off its deliver subject", () => {
   let jsm: JetStreamManager;
 
   before(async () => {
+    // As the service reads: plain messages whole in a read come raw, the rest through the subscription's callback.
+    installFastParse();
     server = await startNatsServer();
     nc = await connect({ servers: server.url });
     jsm = await jetstreamManager(nc);
@@ -73,6 +76,45 @@ describe("a consumer's deliveries read off its deliver subject", () => {
       assert.equal(got[0]?.pending, count - 1);
       assert.deepEqual(ended, []);
     } finally {
+      d.stop();
+    }
+  });
+
+  test("puts whole in a read come raw and puts cut across reads come through the callback, and each is read right", async () => {
+    const js = jetstream(nc);
+    // Values larger than a socket read are always cut; small ones mostly lie whole in one.
+    const valueOf = (i: number): Buffer => Buffer.alloc(i % 5 === 0 ? 200_000 : 40, `v${i}.`);
+    const count = 200;
+    const revisions: number[] = [];
+    for (let i = 0; i < count; i++) revisions.push((await js.publish(`${PREFIX}mixed.k${i}`, valueOf(i))).seq);
+    const ways = { raw: 0, parsed: 0 };
+    const proto = DeliveryReader.prototype;
+    const { read, readPlain } = proto;
+    proto.read = function (this: DeliveryReader, ...args: Parameters<typeof read>) {
+      ways.parsed++;
+      return read.apply(this, args);
+    };
+    proto.readPlain = function (this: DeliveryReader, ...args: Parameters<typeof readPlain>) {
+      ways.raw++;
+      return readPlain.apply(this, args);
+    };
+    const subject = createInbox();
+    await jsm.consumers.add(STREAM, { name: "mixed", deliver_subject: subject, deliver_policy: DeliverPolicy.All, ack_policy: AckPolicy.None, flow_control: true, idle_heartbeat: nanos(5000), filter_subject: `${PREFIX}mixed.>` });
+    const got: RawEntry[] = [];
+    const d = deliver(nc, { subject, keyPrefix: PREFIX, heartbeatMs: 5000 }, { entry: (entry) => got.push({ ...entry, value: Buffer.from(entry.value) }), ended: () => undefined });
+    try {
+      await eventually(() => assert.equal(got.length, count), { timeoutMs: 20_000 });
+      for (const [i, e] of got.entries()) {
+        assert.equal(e.key, `mixed.k${i}`);
+        assert.equal(e.revision, revisions[i]);
+        assert.equal(e.operation, "PUT");
+        assert.ok(Buffer.from(e.value).equals(valueOf(i)), `the value of mixed.k${i}`);
+      }
+      assert.ok(ways.raw > 0, "some puts were read raw");
+      assert.ok(ways.parsed >= count / 5, "every put larger than a read came through the callback");
+    } finally {
+      proto.read = read;
+      proto.readPlain = readPlain;
       d.stop();
     }
   });
