@@ -139,7 +139,7 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
 
   const syncTimeoutMs = 60_000 + flags.keys / 2;
   const startup = (): Promise<StartupResult> =>
-    startupPhase({ nc, serverUrl: server.url, keys: flags.keys, rate: flags.startupRate, timeoutMs: syncTimeoutMs * 3, serviceFlags: flags.serviceNodeFlags, log });
+    startupPhase({ nc, serverUrl: server.url, keys: flags.keys, rate: flags.startupRate, timeoutMs: syncTimeoutMs * 3, serviceFlags: flags.serviceNodeFlags, log, rounds: flags.runs });
   if (flags.onlyStartup) {
     const started = await startup();
     const rows = startupRows(started);

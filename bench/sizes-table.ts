@@ -24,9 +24,11 @@ function metricName(metric: string): string {
     .replace(/\(uncached, \d+ nodes\)/, "(uncached)")
     .replace(/longest of \d+ asks/, "longest ask")
     .replace(/, first put -> last ack [\d.]+ s/, "")
-    .replace(/ \(minRevision \d+\)/, "")
-    .replace(/ \(each answered [\d, ]+\)/, "")
-    .replace(/: one instance [\d/]+; three at once [\d/, ]+ \(/, " (");
+    .replace(/ \(minRevision [\d, ]+\)/, "")
+    .replace(/ \(each answered [\d,; ]+\)/, "")
+    .replace(/ \(rounds: [\d.x, ]+\)/, "")
+    .replace(/of [\d +]+ asked/, "asked")
+    .replace(/: one instance [\d/, ]+; three at once [\d/,; ]+ \(/, " (");
 }
 
 function figure(v: number | undefined, unit: string): string {

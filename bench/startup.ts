@@ -1,7 +1,10 @@
 /**
  * Start-up the way a mesh restarts: over a full bucket, while the nodes
  * write (`rate` updates a second of existing needs, on a connection of their
- * own). Three measurements, one after the other, each with its own writer:
+ * own). A round is three measurements, one after the other, each with its
+ * own writer, and the phase runs `rounds` of them: a shared VM's speed moves
+ * from one minute to the next, so each round's instances are compared with
+ * the raw watch of their own round, and the rows give the median round.
  *
  * 1. the raw KV watch alone (`bare-watch.js`: `kv.watch()` into a Map),
  *    spawn -> it has read the bucket;
@@ -39,8 +42,13 @@ export interface InstanceStart {
   all: { asked: number; retried: number; timedOut: number };
 }
 
+/** The rounds of a start-up phase. */
 export interface StartupResult {
   rate: number;
+  rounds: StartupRound[];
+}
+
+export interface StartupRound {
   rawMs: number;
   one: InstanceStart;
   three: InstanceStart[];
@@ -65,6 +73,8 @@ export interface StartupOptions {
   readonly timeoutMs: number;
   readonly serviceFlags: readonly string[];
   readonly log: (line: string) => void;
+  /** Rounds of raw watch, one instance, three at once. */
+  readonly rounds: number;
 }
 
 interface Stats {
@@ -118,6 +128,15 @@ async function truthOf(nc: NatsConnection, nodes: readonly string[]): Promise<Ma
 }
 
 export async function startupPhase(o: StartupOptions): Promise<StartupResult> {
+  const rounds: StartupRound[] = [];
+  for (let r = 1; r <= o.rounds; r++) {
+    o.log(`start-up, round ${r} of ${o.rounds}`);
+    rounds.push(await startupRound(o));
+  }
+  return { rate: o.rate, rounds };
+}
+
+async function startupRound(o: StartupOptions): Promise<StartupRound> {
   const nodes = nodeCount(o.keys);
   const witnesses = [`n${Math.floor(nodes / 3)}`, `n${Math.floor((2 * nodes) / 3)}`, `n${nodes - 1}`];
   const exclude = new Set(witnesses);
@@ -186,7 +205,6 @@ export async function startupPhase(o: StartupOptions): Promise<StartupResult> {
     if (last.length < 3) lost.push(`only ${last.length} of 3 instances answered $SRV.STATS`);
     const three = syncMs.map((ms, i) => ({ syncMs: ms, ...creations(last.find((s) => s.instance?.includes(`-${children[i]!.pid}-`))) }));
     return {
-      rate: o.rate,
       rawMs,
       one,
       three,
