@@ -27,7 +27,7 @@
 import { Observable } from "rxjs";
 import { randomBytes } from "node:crypto";
 import { createInbox, millis, type NatsConnection } from "@nats-io/nats-core";
-import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { jetstream, jetstreamManager, type OrderedPushConsumerOptions } from "@nats-io/jetstream";
 import { streamName } from "../keys/buckets.js";
 import type { Logger } from "../log.js";
 import { attemptTimeoutMs, isTimeout, retryWaitMs, warnsAt, RESUME_TIMEOUT_MS } from "./retry.js";
@@ -159,12 +159,17 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
           deps.onCreation?.({ bucket: opts.bucket, outcome, retry, ms: Date.now() - t0, messages: covered, deliver: plan.kind === "resume" ? "start_sequence" : plan.deliver });
         let consumer;
         try {
-          consumer = await jetstream(nc, { timeout }).consumers.getPushConsumer(stream, {
+          const config: Partial<OrderedPushConsumerOptions> & { mem_storage: boolean } = {
             filter_subjects: watchFilter(prefix, si.config.subjects),
             name_prefix: names.namePrefix,
             deliver_prefix: names.deliverPrefix,
+            // Its state in the server's memory (nats.js passes the rest of the configuration on as it is): a file-backed
+            // consumer costs the server a store update per delivery, and a lost consumer is made again from the applied
+            // revision anyway.
+            mem_storage: true,
             ...consumerOptions(plan),
-          });
+          };
+          consumer = await jetstream(nc, { timeout }).consumers.getPushConsumer(stream, config);
         } catch (err) {
           note(isTimeout(err) ? "timed-out" : "failed");
           if (!isTimeout(err)) unanswered = undefined;
