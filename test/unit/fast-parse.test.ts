@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { Kind, Parser, type ParserEvent } from "@nats-io/nats-core/internal";
 import { fastParse } from "../../src/wire/fast-parse.js";
+import { cut } from "../helpers/cut.js";
 
 /** What a dispatcher was handed, copied at once (the parser's views may be reused). */
 type Seen = { kind: number; subject?: string; reply?: string; sid?: number; hdr?: number; size?: number; data?: string } | { error: string };
@@ -40,17 +41,6 @@ function run(chunks: Uint8Array[], withFastPath: boolean): Seen[] {
     }
   }
   return seen;
-}
-
-function cut(wire: Uint8Array, at: number[]): Uint8Array[] {
-  const points = [...new Set(at.map((p) => p % (wire.length + 1)))].sort((a, b) => a - b);
-  const chunks: Uint8Array[] = [];
-  let from = 0;
-  for (const p of [...points, wire.length]) {
-    if (p > from) chunks.push(wire.subarray(from, p));
-    from = Math.max(from, p);
-  }
-  return chunks;
 }
 
 const enc = (s: string): Buffer => Buffer.from(s, "latin1");

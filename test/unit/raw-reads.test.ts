@@ -5,6 +5,7 @@ import { Kind, Parser, type ParserEvent } from "@nats-io/nats-core/internal";
 import type { Subscription } from "@nats-io/nats-core";
 import { fastParse } from "../../src/wire/fast-parse.js";
 import { readRaw } from "../../src/wire/raw-reads.js";
+import { cut } from "../helpers/cut.js";
 
 const enc = (s: string): Buffer => Buffer.from(s, "latin1");
 const hex = (b: Uint8Array, from = 0, to = b.length): string => Buffer.from(b.subarray(from, to)).toString("hex");
@@ -50,17 +51,6 @@ function run(chunks: Uint8Array[], raw: boolean) {
     stop();
   }
   return { seen: d.seen, inMsgs: d.inMsgs, inBytes: d.inBytes, received: [...subs.values()].map((s) => s.received) };
-}
-
-function cut(wire: Uint8Array, at: number[]): Uint8Array[] {
-  const points = [...new Set(at.map((p) => p % (wire.length + 1)))].sort((a, b) => a - b);
-  const chunks: Uint8Array[] = [];
-  let from = 0;
-  for (const p of [...points, wire.length]) {
-    if (p > from) chunks.push(wire.subarray(from, p));
-    from = Math.max(from, p);
-  }
-  return chunks;
 }
 
 const token = fc.stringMatching(/^[A-Za-z0-9_$.>*-]{1,40}$/);
