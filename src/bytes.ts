@@ -59,15 +59,20 @@ export function readWhole(buf: Uint8Array, from: number, to: number): number {
   return n;
 }
 
+/** Bytes `from`..`to` of `buf` as a plain `Uint8Array` view (a Buffer's `subarray` builds a Buffer subclass, which costs more). */
+export function viewOf(buf: Uint8Array, from: number, to: number): Uint8Array {
+  return new Uint8Array(buf.buffer, buf.byteOffset + from, to - from);
+}
+
 /** Copy a few bytes without Buffer.copy's call and argument checks (which cost more than the copy of a token); returns the bytes copied. */
 export function copySmall(src: Uint8Array, from: number, to: number, dst: Uint8Array, at: number): number {
   for (let i = from; i < to; i++) dst[at++] = src[i] as number;
   return to - from;
 }
 
-/** Whether `bytes` begins with `prefix`, byte for byte. */
-export function startsWith(bytes: Uint8Array, prefix: Uint8Array): boolean {
-  if (bytes.length < prefix.length) return false;
-  for (let i = 0; i < prefix.length; i++) if (bytes[i] !== prefix[i]) return false;
+/** Whether `bytes[from, to)` begins with `prefix`, byte for byte. */
+export function startsWith(bytes: Uint8Array, prefix: Uint8Array, from = 0, to = bytes.length): boolean {
+  if (to - from < prefix.length) return false;
+  for (let i = 0; i < prefix.length; i++) if (bytes[from + i] !== prefix[i]) return false;
   return true;
 }

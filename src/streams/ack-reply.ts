@@ -9,7 +9,7 @@
  * they are read in one pass over the subject's bytes, without decoding it or
  * splitting it into strings.
  */
-import { readWhole } from "../bytes.js";
+import { readWhole, startsWith } from "../bytes.js";
 
 export interface AckFacts {
   /** The message's sequence in the stream (a KV entry's revision). */
@@ -32,8 +32,7 @@ const dots = new Int32Array(MAX_DOTS);
  * written, where it is not a JetStream message's.
  */
 export function readAckReply(out: AckFacts, buf: Uint8Array, from: number, to: number): boolean {
-  if (to - from < PREFIX.length) return false;
-  for (let i = 0; i < PREFIX.length; i++) if (buf[from + i] !== PREFIX[i]) return false;
+  if (!startsWith(buf, PREFIX, from, to)) return false;
   let count = 0;
   for (let i = from + PREFIX.length; i < to && count < MAX_DOTS; i++) if (buf[i] === DOT) dots[count++] = i;
   // Tokens after "$JS.ACK.": 7 in the short form (6 dots), 9 or more in the long one (8 dots or more).

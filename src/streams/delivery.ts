@@ -25,7 +25,7 @@
  */
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { Operation } from "./operation.js";
-import { readAscii, readUtf8 } from "../bytes.js";
+import { readAscii, readUtf8, startsWith, viewOf } from "../bytes.js";
 import { readRaw } from "../wire/raw-reads.js";
 import { readAckReply, type AckFacts } from "./ack-reply.js";
 
@@ -132,7 +132,7 @@ export class DeliveryReader {
     if (this.finished) return;
     const { subject, reply } = subjectBytes(m);
     // Data messages come on the stream's subjects; the consumer's status messages on its deliver subject.
-    if (!this.isData(subject, 0, subject.length)) {
+    if (!startsWith(subject, this.keyPrefix)) {
       if (m.subject === this.opts.subject) this.status(m);
       return;
     }
@@ -145,15 +145,8 @@ export class DeliveryReader {
    */
   readPlain(buf: Uint8Array, subject: number, subjectEnd: number, reply: number, replyEnd: number, data: number, dataEnd: number): void {
     this.seen++;
-    if (this.finished || !this.isData(buf, subject, subjectEnd)) return;
-    this.data(buf, subject, subjectEnd, buf, reply, replyEnd, "PUT", new Uint8Array(buf.buffer, buf.byteOffset + data, dataEnd - data));
-  }
-
-  private isData(subject: Uint8Array, from: number, to: number): boolean {
-    const prefix = this.keyPrefix;
-    if (to - from < prefix.length) return false;
-    for (let i = 0; i < prefix.length; i++) if (subject[from + i] !== prefix[i]) return false;
-    return true;
+    if (this.finished || !startsWith(buf, this.keyPrefix, subject, subjectEnd)) return;
+    this.data(buf, subject, subjectEnd, buf, reply, replyEnd, "PUT", viewOf(buf, data, dataEnd));
   }
 
   private data(subject: Uint8Array, from: number, to: number, reply: Uint8Array, replyFrom: number, replyTo: number, operation: Operation, value: Uint8Array): void {

@@ -23,7 +23,7 @@
  * (`raw-reads.ts`), handed to its reader as positions instead.
  */
 import { Parser, State, Kind, type MsgArg, type ParserEvent } from "@nats-io/nats-core/internal";
-import { readWhole } from "../bytes.js";
+import { readWhole, viewOf } from "../bytes.js";
 import { rawReaderFor } from "./raw-reads.js";
 
 const NL = 0x0a;
@@ -77,11 +77,6 @@ function tokens(buf: Uint8Array, from: number, to: number, ends: Int32Array): nu
 
 const ends = new Int32Array(6);
 
-/** Bytes `from`..`to` of `buf`, as a view. */
-function view(buf: Uint8Array, from: number, to: number): Uint8Array {
-  return new Uint8Array(buf.buffer, buf.byteOffset + from, to - from);
-}
-
 /**
  * The message whose control line starts at `i` (after the operation name
  * and its space, at `argsFrom`) and ends at the CR before `nl`, dispatched
@@ -109,10 +104,10 @@ function fastMessage(p: ParserState, buf: Uint8Array, argsFrom: number, nl: numb
     raw(buf, argsFrom, ends[0] as number, withReply ? replyFrom : start, withReply ? replyTo : start, start, end);
     return end + 2;
   }
-  const reply = withReply ? view(buf, replyFrom, replyTo) : undefined;
-  const ma = { subject: view(buf, argsFrom, ends[0] as number), sid, reply, hdr, size } as MsgArg;
+  const reply = withReply ? viewOf(buf, replyFrom, replyTo) : undefined;
+  const ma = { subject: viewOf(buf, argsFrom, ends[0] as number), sid, reply, hdr, size } as MsgArg;
   p.ma = ma;
-  p.dispatcher.push({ kind: Kind.MSG, msg: ma, data: view(buf, start, end) });
+  p.dispatcher.push({ kind: Kind.MSG, msg: ma, data: viewOf(buf, start, end) });
   return end + 2;
 }
 
