@@ -13,8 +13,7 @@
  * connection captures no stack trace per request.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import { connect } from "@nats-io/transport-node";
-import { KEYS_PER_NODE, keyOf, sleep, valueOf } from "./common.js";
+import { connectBench, KEYS_PER_NODE, keyOf, sleep, valueOf } from "./common.js";
 import { openNeeds } from "./load.js";
 
 const MAX_OUTSTANDING = 500;
@@ -43,7 +42,7 @@ export interface BackgroundWriter {
 }
 
 export async function startWriter(url: string, o: { rate: number; keys: number; exclude: ReadonlySet<string> }): Promise<BackgroundWriter> {
-  const nc: NatsConnection = await connect({ servers: url, name: "bench-writer", maxReconnectAttempts: 3, pingInterval: 5000, timeout: 5000, noAsyncTraces: true });
+  const nc: NatsConnection = await connectBench(url, "bench-writer", { noAsyncTraces: true });
   const kv = await openNeeds(nc);
   const nodes = Math.ceil(o.keys / KEYS_PER_NODE);
   if (o.exclude.size >= nodes) throw new Error("the writer has no node left to write to");

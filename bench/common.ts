@@ -5,7 +5,7 @@
  */
 import { readFileSync } from "node:fs";
 import { connect } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/nats-core";
+import type { ConnectionOptions, NatsConnection } from "@nats-io/nats-core";
 import { streamName } from "../src/keys/mod.js";
 
 export const NEEDS_BUCKET = "mesh-provisioner_needs";
@@ -52,8 +52,8 @@ export function valueOf(i: number, salt = 0): string {
 export const ANCHOR_JS_TIMEOUT_MS = 60_000;
 
 /** A connection for measuring: no endless reconnects, a short ping so a dead link shows. */
-export function connectBench(url: string, name: string): Promise<NatsConnection> {
-  return connect({ servers: url, name, maxReconnectAttempts: 3, pingInterval: 5000, timeout: 5000 });
+export function connectBench(url: string, name: string, extra: Omit<ConnectionOptions, "servers" | "name"> = {}): Promise<NatsConnection> {
+  return connect({ servers: url, name, maxReconnectAttempts: 3, pingInterval: 5000, timeout: 5000, ...extra });
 }
 
 /** Write one result line on stdout (how anchor processes report). */
