@@ -16,7 +16,6 @@ import {
 import type { ConnectionConfig } from "./config.js";
 import { ProvisionerError, wrapError } from "./protocol/errors.js";
 import { noteViolation } from "./permissions/violation.js";
-import { installFastParse } from "./wire/fast-parse.js";
 
 function readSecretFile(path: string, what: string): Uint8Array {
   try {
@@ -25,21 +24,6 @@ function readSecretFile(path: string, what: string): Uint8Array {
     throw wrapError("CONFIG", `cannot read the ${what} file ${path}`, err);
   }
 }
-
-/**
- * How many bytes of outgoing protocol the client gathers before it writes
- * them to the socket in the middle of a burst (nats.js: 32 KiB). Whatever is
- * gathered is written anyway once the burst of work ends (a microtask), so a
- * larger limit adds no latency; it only lets the answers to one read's worth
- * of requests go out in one write. A usual answer of the verb is more than
- * half of 32 KiB, so at that limit nearly every answer would be a write of
- * its own, a socket write here and a read at nats-server per request
- * (docs/benchmarks.md). A
- * hidden option of nats.js 3.4 (`ProtocolHandler.pendingLimit`), checked by
- * test/integration/connect-options.test.ts so that an upgrade that drops it
- * is seen.
- */
-export const PENDING_LIMIT_BYTES = 256 * 1024;
 
 export function connectionOptions(cfg: ConnectionConfig, name: string): ConnectionOptions {
   const authenticator: Authenticator[] = [];
@@ -66,8 +50,6 @@ export function connectionOptions(cfg: ConnectionConfig, name: string): Connecti
     pingInterval: 5000,
     maxPingOut: 3,
     timeout: 5000,
-    // Not in ConnectionOptions' type: see PENDING_LIMIT_BYTES.
-    ...({ pendingLimit: PENDING_LIMIT_BYTES } as Partial<ConnectionOptions>),
   };
 }
 
@@ -109,7 +91,6 @@ function serverIdentityCheck(servers: readonly string[]): (host: string, cert: P
  */
 export async function connectBus(cfg: ConnectionConfig, name: string): Promise<NatsConnection> {
   const opts = connectionOptions(cfg, name);
-  installFastParse();
   try {
     const nc = await connect(opts);
     void (async () => {

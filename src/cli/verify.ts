@@ -19,12 +19,13 @@ import { renderTable } from "./table.js";
 export async function verifyCommand(flags: ConnectionFlags & { json?: boolean; attempts?: string }): Promise<void> {
   let differences: Difference[] = [];
   try {
-    const nc = await connectBus(connectionConfig(flags), "mesh-provisioner verify");
+    const cfg = connectionConfig(flags);
+    const nc = await connectBus(cfg, "mesh-provisioner verify");
     const log = createLogger({ level: "error" });
     try {
       const attempts = Number(flags.attempts ?? COMMAND_DEFAULTS.attempts);
       for (let i = 0; i < attempts; i++) {
-        const truth = await readBuckets(nc, log);
+        const truth = await readBuckets(nc, log, { inboxPrefix: cfg.inboxPrefix });
         differences = [];
         for (const w of WHATS) {
           const answer = await new ProvisionerClient(nc).get({ what: w, minRevision: truth[w].revision });

@@ -6,10 +6,8 @@
  * (9 tokens), or, from servers that name a domain and an account,
  * `$JS.ACK.<domain>.<account hash>.<stream>.<consumer>.<delivered>.<stream seq>.<consumer seq>.<timestamp>.<pending>[.<token>]`
  * (11 or more). The watch needs three numbers of it for every message, so
- * they are read in one pass over the subject's bytes, without decoding it or
- * splitting it into strings.
+ * they are read in one pass over the subject, without splitting it.
  */
-import { readWhole, startsWith } from "../bytes.js";
 
 export interface AckFacts {
   /** The message's sequence in the stream (a KV entry's revision). */
@@ -21,20 +19,33 @@ export interface AckFacts {
 }
 
 const DOT = 0x2e;
-const PREFIX = Buffer.from("$JS.ACK.", "latin1");
+const PREFIX = "$JS.ACK.";
 /** At most this many dots are looked at: the 12-token form has 11, anything after its last is not read. */
 const MAX_DOTS = 11;
 const dots = new Int32Array(MAX_DOTS);
 
+/** The decimal digits of `s` from `from` to `to` (exclusive) as a number; -1 if empty or not all digits. */
+function wholeAt(s: string, from: number, to: number): number {
+  if (to <= from) return -1;
+  let n = 0;
+  for (let i = from; i < to; i++) {
+    const c = s.charCodeAt(i);
+    if (c < 0x30 || c > 0x39) return -1;
+    n = n * 10 + (c - 0x30);
+  }
+  return n;
+}
+
 /**
- * Read the facts of the reply subject `buf[from, to)` into `out` (one object
- * for every message of a watch); false, and `out` left as it was or half
- * written, where it is not a JetStream message's.
+ * Read the facts of the reply subject `reply` into `out` (one object for
+ * every message of a watch); false, and `out` left as it was, where it is
+ * not a JetStream message's.
  */
-export function readAckReply(out: AckFacts, buf: Uint8Array, from: number, to: number): boolean {
-  if (!startsWith(buf, PREFIX, from, to)) return false;
+export function readAckReply(out: AckFacts, reply: string): boolean {
+  if (!reply.startsWith(PREFIX)) return false;
+  const to = reply.length;
   let count = 0;
-  for (let i = from + PREFIX.length; i < to && count < MAX_DOTS; i++) if (buf[i] === DOT) dots[count++] = i;
+  for (let i = PREFIX.length; i < to && count < MAX_DOTS; i++) if (reply.charCodeAt(i) === DOT) dots[count++] = i;
   // Tokens after "$JS.ACK.": 7 in the short form (6 dots), 9 or more in the long one (8 dots or more).
   let first: number;
   let afterPending: number;
@@ -45,9 +56,9 @@ export function readAckReply(out: AckFacts, buf: Uint8Array, from: number, to: n
     first = 4;
     afterPending = count > 8 ? (dots[8] as number) : to;
   } else return false;
-  const streamSeq = readWhole(buf, (dots[first] as number) + 1, dots[first + 1] as number);
-  const deliverySeq = readWhole(buf, (dots[first + 1] as number) + 1, dots[first + 2] as number);
-  const pending = readWhole(buf, (dots[first + 3] as number) + 1, afterPending);
+  const streamSeq = wholeAt(reply, (dots[first] as number) + 1, dots[first + 1] as number);
+  const deliverySeq = wholeAt(reply, (dots[first + 1] as number) + 1, dots[first + 2] as number);
+  const pending = wholeAt(reply, (dots[first + 3] as number) + 1, afterPending);
   if (streamSeq < 0 || deliverySeq < 0 || pending < 0) return false;
   out.streamSeq = streamSeq;
   out.deliverySeq = deliverySeq;
@@ -55,8 +66,8 @@ export function readAckReply(out: AckFacts, buf: Uint8Array, from: number, to: n
   return true;
 }
 
-/** The facts of a JetStream message's reply subject (its bytes), or undefined where it is not one. */
-export function parseAckReply(reply: Uint8Array): AckFacts | undefined {
+/** The facts of a JetStream message's reply subject, or undefined where it is not one. */
+export function parseAckReply(reply: string): AckFacts | undefined {
   const out = { streamSeq: 0, deliverySeq: 0, pending: 0 };
-  return readAckReply(out, reply, 0, reply.length) ? out : undefined;
+  return readAckReply(out, reply) ? out : undefined;
 }

@@ -22,7 +22,8 @@
  *   bucket's stream holds the bucket's subjects alone, so a watch asks for no
  *   filter there: the same messages, and an answer at once.
  */
-import { DeliverPolicy } from "@nats-io/jetstream";
+import { nanos } from "@nats-io/nats-core";
+import { AckPolicy, DeliverPolicy, type ConsumerConfig } from "@nats-io/jetstream";
 
 export interface StreamState {
   readonly messages: number;
@@ -49,11 +50,48 @@ export function watchFilter(keyPrefix: string, streamSubjects: readonly string[]
   return streamSubjects?.length === 1 && streamSubjects[0] === all ? ">" : all;
 }
 
-/** The consumer options of a start, as nats.js's ordered push consumer takes them. */
+/** The consumer options of a start: where its deliveries begin. */
 export function consumerOptions(start: WatchStart): { deliver_policy: DeliverPolicy; opt_start_seq?: number } {
   return start.kind === "resume"
     ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start.startSeq }
     : { deliver_policy: start.deliver };
+}
+
+/** How long the server keeps a watch's consumer once nobody reads it (its reader is gone: a new one is made). */
+export const WATCH_INACTIVE_MS = 5 * 60_000;
+/** The consumer's idle heartbeat: the server sends one whenever it has had nothing to deliver for this long. */
+export const WATCH_HEARTBEAT_MS = 30_000;
+
+export interface WatchConsumerNames {
+  /** The consumer's name. */
+  readonly name: string;
+  /** Where the server pushes its messages. */
+  readonly deliverSubject: string;
+  /** Its filter (`watchFilter`). */
+  readonly filter: string;
+}
+
+/**
+ * The whole configuration of a watch's consumer, as the JetStream API takes
+ * it: an ordered push consumer's (no acks, one delivery each, flow control
+ * and idle heartbeats, one replica), with its state in the server's memory:
+ * a file-backed consumer would cost the server a store update per delivery,
+ * and a lost consumer is made again from the applied revision anyway.
+ */
+export function watchConsumerConfig(start: WatchStart, names: WatchConsumerNames): Partial<ConsumerConfig> {
+  return {
+    name: names.name,
+    deliver_subject: names.deliverSubject,
+    filter_subject: names.filter,
+    ack_policy: AckPolicy.None,
+    max_deliver: 1,
+    flow_control: true,
+    idle_heartbeat: nanos(WATCH_HEARTBEAT_MS),
+    inactive_threshold: nanos(WATCH_INACTIVE_MS),
+    num_replicas: 1,
+    mem_storage: true,
+    ...consumerOptions(start),
+  };
 }
 
 /** The wait added per message the consumer covers (a creation scans the stream's state). */

@@ -2,16 +2,11 @@
  * The messages of one ordered push consumer, read straight off its deliver
  * subject (I/O). This is what nats.js's ordered push consumer does, less
  * what the watch does itself (it makes a new consumer from the revision it
- * applied whenever this one ends) and less the per-message objects: each
- * message's stream sequence, delivery sequence and pending count are read
- * from its reply subject in one pass (`ack-reply.ts`), and the message is
- * handed on as a raw entry.
- *
- * Plain messages (no headers: every put) are read where they lie in the
- * socket's bytes (`wire/raw-reads.ts`); the others, and any the client
- * parsed itself, as the bytes its message object keeps (`subjectBytes`).
- * Either way the reply subject is never decoded, and the key is read as
- * latin1 where it is ASCII (as keys in shape are).
+ * applied whenever this one ends) and less its JetStream message objects:
+ * each message is read through the client's public message API, its key
+ * from its subject (after the bucket's prefix) and its stream sequence,
+ * delivery sequence and pending count from its reply subject in one pass
+ * (`ack-reply.ts`), and handed on as a raw entry.
  *
  * The consumer ends, and `ended` is called once, when:
  * - a delivery is missed (its sequence is not the one after the last): an
@@ -25,8 +20,6 @@
  */
 import type { Msg, NatsConnection, Subscription } from "@nats-io/nats-core";
 import type { Operation } from "./operation.js";
-import { readAscii, readUtf8, startsWith, viewOf } from "../bytes.js";
-import { readRaw } from "../wire/raw-reads.js";
 import { readAckReply, type AckFacts } from "./ack-reply.js";
 
 /** One message of the bucket's stream as the watch hands it on. */
@@ -62,31 +55,6 @@ const OPERATION_HEADER = "KV-Operation";
 const CONSUMER_STALLED_HEADER = "Nats-Consumer-Stalled";
 const EMPTY = new Uint8Array(0);
 
-/** The fields nats-core's messages keep their subjects in, as parsed off the wire. */
-interface ParsedMsg {
-  readonly _msg?: { readonly subject?: unknown; readonly reply?: unknown };
-}
-
-/**
- * A message's subject and reply subject as bytes: those the client parsed
- * where its message keeps them (nats-core 3), else its strings encoded. The
- * client's subject getters decode them with a TextDecoder, which costs more
- * than everything else done per message but the parse itself.
- */
-export function subjectBytes(m: Msg): { subject: Uint8Array; reply: Uint8Array } {
-  const raw = (m as unknown as ParsedMsg)._msg;
-  if (raw?.subject instanceof Uint8Array && (raw.reply === undefined || raw.reply instanceof Uint8Array)) {
-    return { subject: raw.subject, reply: raw.reply ?? EMPTY };
-  }
-  return { subject: Buffer.from(m.subject), reply: m.reply ? Buffer.from(m.reply) : EMPTY };
-}
-
-/** Bytes `from`..`to` of a subject as a string: read as latin1 where they are ASCII (keys in shape are), else as UTF-8. */
-function textOf(bytes: Uint8Array, from: number, to: number): string {
-  for (let i = from; i < to; i++) if ((bytes[i] as number) >= 0x80) return readUtf8(bytes, from, to);
-  return readAscii(bytes, from, to);
-}
-
 function operationOf(m: Msg): Operation {
   const op = m.headers?.get(OPERATION_HEADER);
   return op === "DEL" || op === "PURGE" ? op : "PUT";
@@ -99,7 +67,6 @@ function operationOf(m: Msg): Operation {
  * messages of their own.
  */
 export class DeliveryReader {
-  private readonly keyPrefix: Buffer;
   private lastDelivery = 0;
   private finished = false;
   private readonly facts: AckFacts = { streamSeq: 0, deliverySeq: 0, pending: 0 };
@@ -111,9 +78,7 @@ export class DeliveryReader {
     private readonly handlers: DeliveryHandlers,
     /** Publishes on the connection (the answer to a stalled consumer's heartbeat). */
     private readonly publish: (subject: string, data: Uint8Array) => void,
-  ) {
-    this.keyPrefix = Buffer.from(opts.keyPrefix);
-  }
+  ) {}
 
   get done(): boolean {
     return this.finished;
@@ -126,35 +91,22 @@ export class DeliveryReader {
     if (why !== undefined) this.handlers.ended(why);
   }
 
-  /** A message as the client made it. */
+  /** A message as the client hands it over. */
   read(m: Msg): void {
     this.seen++;
     if (this.finished) return;
-    const { subject, reply } = subjectBytes(m);
+    const subject = m.subject;
+    const prefix = this.opts.keyPrefix;
     // Data messages come on the stream's subjects; the consumer's status messages on its deliver subject.
-    if (!startsWith(subject, this.keyPrefix)) {
-      if (m.subject === this.opts.subject) this.status(m);
+    if (!subject.startsWith(prefix)) {
+      if (subject === this.opts.subject) this.status(m);
       return;
     }
-    this.data(subject, 0, subject.length, reply, 0, reply.length, operationOf(m), m.data);
-  }
-
-  /**
-   * A message without headers, as positions in `buf` (see `RawReader`): a put
-   * when on a stream subject (status messages always have headers).
-   */
-  readPlain(buf: Uint8Array, subject: number, subjectEnd: number, reply: number, replyEnd: number, data: number, dataEnd: number): void {
-    this.seen++;
-    if (this.finished || !startsWith(buf, this.keyPrefix, subject, subjectEnd)) return;
-    this.data(buf, subject, subjectEnd, buf, reply, replyEnd, "PUT", viewOf(buf, data, dataEnd));
-  }
-
-  private data(subject: Uint8Array, from: number, to: number, reply: Uint8Array, replyFrom: number, replyTo: number, operation: Operation, value: Uint8Array): void {
     const facts = this.facts;
-    if (!readAckReply(facts, reply, replyFrom, replyTo)) return this.end(`a message on ${this.opts.keyPrefix}${textOf(subject, from + this.keyPrefix.length, to)} came without a JetStream reply subject`);
+    if (!readAckReply(facts, m.reply ?? "")) return this.end(`a message on ${subject} came without a JetStream reply subject`);
     if (facts.deliverySeq !== this.lastDelivery + 1) return this.end(`delivery ${facts.deliverySeq} came after ${this.lastDelivery}: a message was missed`);
     this.lastDelivery = facts.deliverySeq;
-    const entry: RawEntry = { operation, key: textOf(subject, from + this.keyPrefix.length, to), revision: facts.streamSeq, value };
+    const entry: RawEntry = { operation: operationOf(m), key: subject.substring(prefix.length), revision: facts.streamSeq, value: m.data };
     this.handlers.entry(entry, facts.pending);
   }
 
@@ -178,10 +130,8 @@ export class DeliveryReader {
 export function deliver(nc: NatsConnection, opts: DeliveryOptions, handlers: DeliveryHandlers): Delivery {
   let idle: ReturnType<typeof setInterval> | undefined;
   let sub: Subscription | undefined;
-  let unraw: (() => void) | undefined;
   const close = (): void => {
     clearInterval(idle);
-    unraw?.();
     sub?.unsubscribe();
   };
   const reader = new DeliveryReader(
@@ -201,7 +151,6 @@ export function deliver(nc: NatsConnection, opts: DeliveryOptions, handlers: Del
       reader.read(m);
     },
   });
-  unraw = readRaw(sub, (buf, subject, subjectEnd, reply, replyEnd, data, dataEnd) => reader.readPlain(buf, subject, subjectEnd, reply, replyEnd, data, dataEnd));
   void sub.closed.then(
     () => reader.end("the watch's subscription closed"),
     (err: unknown) => reader.end(`the watch's subscription failed: ${(err as Error).message}`),

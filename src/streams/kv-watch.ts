@@ -27,11 +27,11 @@
 import { Observable } from "rxjs";
 import { randomBytes } from "node:crypto";
 import { createInbox, millis, type NatsConnection } from "@nats-io/nats-core";
-import { jetstream, jetstreamManager, type OrderedPushConsumerOptions } from "@nats-io/jetstream";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { streamName } from "../keys/buckets.js";
 import type { Logger } from "../log.js";
 import { attemptTimeoutMs, isTimeout, retryWaitMs, warnsAt, RESUME_TIMEOUT_MS } from "./retry.js";
-import { consumerOptions, creationTimeoutMs, messagesCovered, planStart, sameStart, watchFilter, type StreamState, type WatchStart } from "./consumer-plan.js";
+import { creationTimeoutMs, messagesCovered, planStart, sameStart, watchConsumerConfig, watchFilter, type StreamState, type WatchStart } from "./consumer-plan.js";
 import { CreationGate } from "./creation-gate.js";
 import { deliver, type Delivery, type RawEntry } from "./delivery.js";
 
@@ -55,7 +55,7 @@ export type WatchEvent =
 export interface WatchDeps {
   readonly nc: NatsConnection;
   readonly log: Logger;
-  /** The prefix of the watch's delivery inboxes (a user confined to its own inboxes needs it). */
+  /** The prefix of the watch's delivery inboxes: the connection's own (a user confined to its own inboxes needs it); `_INBOX` if not given. */
   readonly inboxPrefix?: string;
   /** The watches of one instance share a gate, so they create their consumers one at a time (a watch alone gets its own). */
   readonly gate?: CreationGate;
@@ -102,8 +102,8 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
     const prefix = `$KV.${opts.bucket}.`;
     const baseRetry = opts.retryMs ?? 250;
     const gate = deps.gate ?? new CreationGate();
-    // Deliveries come under the watch's prefix, else the connection's (as nats.js's own watches do).
-    const deliveryPrefix = deps.inboxPrefix ?? (nc as { options?: { inboxPrefix?: string } }).options?.inboxPrefix;
+    // Deliveries come under the caller's inbox prefix (the connection's), as nats.js's own watches do.
+    const deliveryPrefix = deps.inboxPrefix;
     let stopped = false;
     let current: Delivery | undefined;
     let generation = 0;
@@ -157,19 +157,11 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         const t0 = Date.now();
         const note = (outcome: CreationEvent["outcome"]): void =>
           deps.onCreation?.({ bucket: opts.bucket, outcome, retry, ms: Date.now() - t0, messages: covered, deliver: plan.kind === "resume" ? "start_sequence" : plan.deliver });
-        let consumer;
+        const name = `${names.namePrefix}_1`;
+        let info;
         try {
-          const config: Partial<OrderedPushConsumerOptions> & { mem_storage: boolean } = {
-            filter_subjects: watchFilter(prefix, si.config.subjects),
-            name_prefix: names.namePrefix,
-            deliver_prefix: names.deliverPrefix,
-            // Its state in the server's memory (nats.js passes the rest of the configuration on as it is): a file-backed
-            // consumer costs the server a store update per delivery, and a lost consumer is made again from the applied
-            // revision anyway.
-            mem_storage: true,
-            ...consumerOptions(plan),
-          };
-          consumer = await jetstream(nc, { timeout }).consumers.getPushConsumer(stream, config);
+          const config = watchConsumerConfig(plan, { name, deliverSubject: `${names.deliverPrefix}.1`, filter: watchFilter(prefix, si.config.subjects) });
+          info = await (await jetstreamManager(nc, { timeout, checkAPI: false })).consumers.add(stream, config);
         } catch (err) {
           note(isTimeout(err) ? "timed-out" : "failed");
           if (!isTimeout(err)) unanswered = undefined;
@@ -179,11 +171,9 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         note("created");
         leave?.();
         if (stopped || gen !== generation) {
-          await consumer.delete().catch(() => undefined);
+          await jsm.then((m) => m.consumers.delete(stream, name)).catch(() => undefined);
           return;
         }
-        // The creation's answer carries the consumer's info: no second request for it.
-        const info = await consumer.info(true);
         const pending = info.num_pending;
         let synced = false;
         // The revision a "synced" carries is one the projection has applied, never a later one it was only told of:
@@ -294,10 +284,10 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
 
     // When the connection comes back, the server may have lost our consumer
     // (or we may have missed its messages): start a fresh one from where we are.
-    // The iterator is a QueuedIterator; its stop() ends it when we unsubscribe.
-    const status = nc.status() as AsyncIterable<{ type: string }> & { stop?: () => void };
+    // Once stopped, the loop leaves at the connection's next status event (its
+    // pings among them), which ends the iterator.
     void (async () => {
-      for await (const s of status) {
+      for await (const s of nc.status()) {
         if (stopped) break;
         if (s.type === "reconnect") void start("the connection came back");
       }
@@ -309,7 +299,6 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       stopped = true;
       generation++;
       clearInterval(stallTimer);
-      status.stop?.();
       current?.stop();
     };
   });

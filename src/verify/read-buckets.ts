@@ -13,12 +13,18 @@ import { watchBucket } from "../streams/kv-watch.js";
 import { wholeAnswer } from "../verb/answer.js";
 import type { Answer } from "../client/index.js";
 
-export async function readBuckets(nc: NatsConnection, log: Logger, timeoutMs = 60_000): Promise<Record<What, Answer>> {
+/** `inboxPrefix`: the connection's, for the watches' deliveries (a user confined to its own inboxes needs it). */
+export async function readBuckets(
+  nc: NatsConnection,
+  log: Logger,
+  opts: { readonly inboxPrefix?: string; readonly timeoutMs?: number } = {},
+): Promise<Record<What, Answer>> {
+  const timeoutMs = opts.timeoutMs ?? 60_000;
   const projections = {} as Record<What, Projection>;
   try {
     for (const w of WHATS) {
       const p = new Projection(specFor(w, KNOWN_KINDS), log);
-      p.connect(watchBucket({ nc, log }, { bucket: BUCKETS[w], fromRevision: () => p.revision, stallCheckMs: 0 }));
+      p.connect(watchBucket({ nc, log, inboxPrefix: opts.inboxPrefix }, { bucket: BUCKETS[w], fromRevision: () => p.revision, stallCheckMs: 0 }));
       projections[w] = p;
     }
     for (const w of WHATS) await firstValueFrom(projections[w].synced$.pipe(filter(Boolean), timeout(timeoutMs)));

@@ -3,19 +3,18 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { parseAckReply } from "../../src/streams/ack-reply.js";
 
-const bytes = (s: string): Uint8Array => Buffer.from(s, "utf8");
 
 describe("the delivery facts of a JetStream reply subject", () => {
   test("the short form gives the stream sequence, the delivery sequence and the pending count", () => {
-    const facts = parseAckReply(bytes("$JS.ACK.KV_mesh-provisioner_needs.mp_AbC-_x12_1.1.1000042.17.1764662400123456789.999958"));
+    const facts = parseAckReply("$JS.ACK.KV_mesh-provisioner_needs.mp_AbC-_x12_1.1.1000042.17.1764662400123456789.999958");
     assert.deepEqual(facts, { streamSeq: 1000042, deliverySeq: 17, pending: 999958 });
   });
 
   test("the long form (domain and account hash) gives the same facts, with or without its trailing token", () => {
     const nine = "$JS.ACK.hub.ACCHASH.KV_needs.mp_x_1.1.5.2.1764662400123456789.0";
-    assert.deepEqual(parseAckReply(bytes(nine)), { streamSeq: 5, deliverySeq: 2, pending: 0 });
-    assert.deepEqual(parseAckReply(bytes(`${nine}.Zq9`)), { streamSeq: 5, deliverySeq: 2, pending: 0 });
-    assert.deepEqual(parseAckReply(bytes("$JS.ACK._..KV_needs.c_1.3.7.4.1.12")), { streamSeq: 7, deliverySeq: 4, pending: 12 });
+    assert.deepEqual(parseAckReply(nine), { streamSeq: 5, deliverySeq: 2, pending: 0 });
+    assert.deepEqual(parseAckReply(`${nine}.Zq9`), { streamSeq: 5, deliverySeq: 2, pending: 0 });
+    assert.deepEqual(parseAckReply("$JS.ACK._..KV_needs.c_1.3.7.4.1.12"), { streamSeq: 7, deliverySeq: 4, pending: 12 });
   });
 
   test("anything that is not such a subject is refused, not read as numbers", () => {
@@ -30,7 +29,7 @@ describe("the delivery facts of a JetStream reply subject", () => {
       "$JS.ACK.KV_needs.c_1.1.5.2.1764662400123456789.-1",
       "$JS.NAK.KV_needs.c_1.1.5.2.1764662400123456789.0",
     ]) {
-      assert.equal(parseAckReply(bytes(reply)), undefined, reply);
+      assert.equal(parseAckReply(reply), undefined, reply);
     }
   });
 
@@ -42,7 +41,7 @@ describe("the delivery facts of a JetStream reply subject", () => {
         const reply = `${head}.1.${streamSeq}.${deliverySeq}.${ts}.${pending}${long ? ".r4nd" : ""}`;
         const tokens = reply.split(".");
         if (tokens.length === 9) tokens.splice(2, 0, "_", "");
-        assert.deepEqual(parseAckReply(bytes(reply)), {
+        assert.deepEqual(parseAckReply(reply), {
           streamSeq: parseInt(tokens[7] as string, 10),
           deliverySeq: parseInt(tokens[8] as string, 10),
           pending: parseInt(tokens[10] as string, 10),

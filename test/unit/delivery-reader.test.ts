@@ -6,7 +6,7 @@ import { DeliveryReader, type RawEntry } from "../../src/streams/delivery.js";
 const DELIVER = "_INBOX.watch.1";
 const PREFIX = "$KV.mesh-provisioner_needs.";
 
-/** A message as the client hands it over, made by hand (no `_msg`: the reader falls back to the strings). */
+/** A message as the client hands it over, made by hand with the fields the reader uses. */
 function message(subject: string, opts: { reply?: string; hdrs?: MsgHdrs; data?: string; onRespond?: () => void } = {}): Msg {
   return {
     subject,

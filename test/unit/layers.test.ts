@@ -15,7 +15,7 @@ const src = fileURLToPath(new URL("../../../src/", import.meta.url));
 const LAYER: Readonly<Record<string, number>> = {
   protocol: 0,
   keys: 1, bytes: 1, log: 1, size: 1, duration: 1, version: 1, heap: 1, embedded: 1,
-  permissions: 2, client: 2, wire: 2,
+  permissions: 2, client: 2,
   streams: 3,
   "projections/store": 4,
   projections: 5,
