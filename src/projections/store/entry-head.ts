@@ -8,7 +8,6 @@
  * cost a concatenated string, its flattening and its encoding per entry, on
  * the first sync's clock (docs/benchmarks.md, "Start cost").
  */
-import { writeUtf8 } from "../../bytes.js";
 
 export interface EntryHead {
   /** Its length in bytes for an entry whose key is in shape (`fields` read from it). */
@@ -82,7 +81,7 @@ export class StringHead implements EntryHead {
   }
 
   write(buf: Buffer, at: number, key: string, fields: Readonly<Record<string, string>>): number {
-    return writeUtf8(buf, this.text(key, fields), at);
+    return buf.write(this.text(key, fields), at, "utf8");
   }
 
   private text(key: string, fields: Readonly<Record<string, string>>): string {

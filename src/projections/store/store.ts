@@ -16,7 +16,7 @@
  * then one comma: answers copy records that follow each other as one run.
  */
 import { ProvisionerError } from "../../protocol/errors.js";
-import { copySmall, readAscii, readUtf8, wholeDigits, writeAscii, writeUtf8, writeWhole } from "../../bytes.js";
+import { copySmall, wholeDigits, writeWhole } from "../../bytes.js";
 import { hashKey, KeyTable } from "./key-table.js";
 import { isJsonUtf8 } from "./json-bytes.js";
 import { RecordArena } from "./record-arena.js";
@@ -176,7 +176,7 @@ export class ProjectionStore {
   keyOf(slot: number): string {
     const s = this.slots;
     const at = (s.off[slot] as number) + this.keyAt;
-    return readAscii(this.arena.segs[s.seg[slot] as number] as Buffer, at, at + (s.keyLen[slot] as number));
+    return (this.arena.segs[s.seg[slot] as number] as Buffer).toString("latin1", at, at + (s.keyLen[slot] as number));
   }
 
   /** Where a slot's JSON starts in its record. */
@@ -222,7 +222,7 @@ export class ProjectionStore {
   view(slot: number): Projected {
     const key = this.keyOf(slot);
     const { buf, start, end } = this.jsonOf(slot);
-    return new Projected(key, this.revisionOf(slot), readUtf8(buf, start, end), this.spec, this.values.get(key));
+    return new Projected(key, this.revisionOf(slot), buf.toString("utf8", start, end), this.spec, this.values.get(key));
   }
 
   /** Whether a slot still holds the entry at `revision`. */
@@ -330,8 +330,8 @@ export class ProjectionStore {
       const jsonLen = Buffer.byteLength(json);
       const p = this.arena.reserve(slot, key.length + jsonLen + 1);
       const buf = this.arena.segs[p.seg] as Buffer;
-      writeAscii(buf, key, p.off);
-      writeUtf8(buf, json, p.off + key.length);
+      buf.write(key, p.off, "latin1");
+      buf.write(json, p.off + key.length, "utf8");
       buf[p.off + key.length + jsonLen] = 0x2c;
       s.seg[slot] = p.seg;
       s.off[slot] = p.off;
@@ -351,7 +351,7 @@ export class ProjectionStore {
     if (raw) {
       buf.set(value, at);
       at += value.length;
-    } else at += writeUtf8(buf, fragment as string, at);
+    } else at += buf.write(fragment as string, at, "utf8");
     at += copySmall(REVISION_OPEN, 0, REVISION_OPEN.length, buf, at);
     at += writeWhole(buf, revision, at);
     buf[at++] = 0x7d;
