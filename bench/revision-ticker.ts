@@ -3,12 +3,11 @@
  * one put every few milliseconds, one at a time, on a key of its own
  * (`tick.m0.config.k0`, a node no request asks for).
  *
- * Why: the service caches an answer by request and revision and keeps it
- * while its bytes are still in the reply ring (about 800 answers of 20 KB).
- * Cycling over the nodes alone builds every answer only while there are more
- * nodes than the ring holds and one instance answers them all; with two
- * instances in a queue group, or fewer nodes, a node comes back to the same
- * instance before the ring has moved past its answer. A new revision between
+ * Why: the service caches an answer by request and revision (up to its
+ * cache's bound). Cycling over the nodes alone builds every answer only while
+ * there are more nodes than the cache holds and one instance answers them
+ * all; with two instances in a queue group, or fewer nodes, a node comes back
+ * to the same instance while its answer is still kept. A new revision between
  * two asks of the same node makes the earlier answer unusable, as a write in
  * production would. The cost, ~100 small puts a second, is paid by both
  * sides of a comparison alike (it runs through both).

@@ -1,27 +1,23 @@
 /**
  * What the verb keeps between requests, behind one class: request bodies
  * already validated, and answers already built, each let in by a doorkeeper
- * on its second sight, the answers carved from one reply ring (pure: no I/O).
+ * on its second sight (pure: no I/O).
  *
  * An answer is kept with the revisions it was built at and served again only
  * at those revisions, so what a cache hit answers is what a fresh build
- * would. Its bytes are a view of the ring: served as they are while the ring
- * has not come round to them, copied to the ring's head while they are still
- * intact but old, dropped once written over.
+ * would. A kept answer's bytes are its own buffer, never written again once
+ * built, so it may be published any number of times, whenever the client
+ * copies it.
  */
 import { LRUCache } from "lru-cache";
-import { AnswerArena, type Carved } from "./arena.js";
 import { answerHash, Doorkeeper } from "./doorkeeper.js";
 import { hashKey } from "../projections/store/key-table.js";
 import { parseRequest, requestKey, type VerbRequest } from "./request.js";
 
-/**
- * Answers kept for repeated requests. They point into the reply ring, so the
- * bound is a little above what the ring holds of answers of a usual size
- * (docs/benchmarks.md): more entries would mostly be views the ring has
- * written over, kept alive (and promoted by the garbage collector) for nothing.
- */
+/** Answers kept for repeated requests, at most: enough for every node of a large mesh asking its usual question. */
 export const ANSWER_CACHE_ENTRIES = 2048;
+/** The bytes of answers kept, at most: the cache's memory is bounded whatever size the answers are. */
+export const ANSWER_CACHE_BYTES = 16 * 1024 * 1024;
 /**
  * Request bodies kept parsed: more than a mesh of 10,000 nodes asks for. An
  * LRU smaller than the set of bodies asked in turn misses every time (each
@@ -40,7 +36,7 @@ export interface KnownRequest {
 
 /** An answer kept, with the revisions it was built at: its projection's, and the registry's for needs (0 otherwise). */
 interface CachedAnswer {
-  readonly carved: Carved;
+  readonly bytes: Uint8Array;
   readonly revision: number;
   readonly registryRevision: number;
 }
@@ -51,7 +47,12 @@ export class AnswerCache {
    * string each time (its hash computed once); a key with the revisions in it
    * would be a new string on every request, hashed again on every lookup.
    */
-  private readonly answers = new LRUCache<string, CachedAnswer>({ max: ANSWER_CACHE_ENTRIES });
+  private readonly answers = new LRUCache<string, CachedAnswer>({
+    max: ANSWER_CACHE_ENTRIES,
+    maxSize: ANSWER_CACHE_BYTES,
+    // An answer larger than the whole budget is simply not kept.
+    sizeCalculation: (a) => Math.max(1, a.bytes.length),
+  });
   /** Lets an answer in only on its request's second ask at the same revisions (see Doorkeeper). */
   private readonly answerDoor = new Doorkeeper(8 * ANSWER_CACHE_ENTRIES);
   private readonly parsed = new LRUCache<string, KnownRequest>({ max: PARSED_ENTRIES });
@@ -62,12 +63,10 @@ export class AnswerCache {
    * again and again.
    */
   private readonly parsedDoor = new Doorkeeper(8 * PARSED_ENTRIES);
-  private readonly arena: AnswerArena;
   private readonly onHit: () => void;
 
   /** `onHit` is called for each answer served from the cache. */
-  constructor(opts: { readonly arenaBytes?: number; readonly onHit?: () => void } = {}) {
-    this.arena = new AnswerArena(opts.arenaBytes);
+  constructor(opts: { readonly onHit?: () => void } = {}) {
     this.onHit = opts.onHit ?? (() => undefined);
   }
 
@@ -87,33 +86,23 @@ export class AnswerCache {
   /**
    * The answer to `known` at `revision` (and the registry's
    * `registryRevision`, 0 unless needs): the one kept, where it was built at
-   * those revisions and the ring still holds it, else `build`'s, written into
-   * the ring through `alloc` (or wherever `build` puts it when it does not
-   * call `alloc`). A built answer is kept from its request's second ask, unless
-   * it asks for a `minRevision` (a node asking after its own write: all but
-   * unique).
+   * those revisions, else `build`'s. A built answer is kept from its
+   * request's second ask, unless it asks for a `minRevision` (a node asking
+   * after its own write: all but unique).
    */
-  answer(known: KnownRequest, revision: number, registryRevision: number, build: (alloc: (bytes: number) => Buffer) => Uint8Array): Uint8Array {
+  answer(known: KnownRequest, revision: number, registryRevision: number, build: () => Uint8Array): Uint8Array {
     const { key } = known;
     const hit = this.answers.get(key);
-    if (hit !== undefined && hit.revision === revision && hit.registryRevision === registryRevision) {
-      if (this.arena.fresh(hit.carved.at)) {
+    if (hit !== undefined) {
+      if (hit.revision === revision && hit.registryRevision === registryRevision) {
         this.onHit();
-        return hit.carved.bytes;
-      }
-      if (this.arena.intact(hit.carved.at)) {
-        // Old enough that the answers built before the client copies it could reach it: send a copy from the head.
-        const moved = this.arena.again(hit.carved);
-        this.answers.set(key, { carved: moved, revision, registryRevision });
-        this.onHit();
-        return moved.bytes;
+        return hit.bytes;
       }
       this.answers.delete(key);
     }
-    let carved: Carved | undefined;
-    const bytes = build((n) => (carved = this.arena.take(n)).bytes);
-    if (carved !== undefined && known.req.minRevision === undefined && this.answerDoor.seenBefore(answerHash(known.keyHash, revision, registryRevision))) {
-      this.answers.set(key, { carved, revision, registryRevision });
+    const bytes = build();
+    if (known.req.minRevision === undefined && this.answerDoor.seenBefore(answerHash(known.keyHash, revision, registryRevision))) {
+      this.answers.set(key, { bytes, revision, registryRevision });
     }
     return bytes;
   }

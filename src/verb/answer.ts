@@ -22,8 +22,6 @@ export interface AnswerContext {
   readonly isAnswered?: (kind: string) => boolean;
   /** The largest reply allowed, in bytes (the connection's max payload less a margin). */
   readonly maxBytes: number;
-  /** Where the reply's bytes go (the verb's arena); a new buffer of its own by default. */
-  readonly alloc?: (bytes: number) => Buffer;
 }
 
 export interface Page {
@@ -209,7 +207,7 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
   let tail = `],"outOfShape":[` + oosParts.join(",") + "]";
   if (next !== undefined) tail += `,"next":${JSON.stringify(next)}`;
   tail += "}";
-  const bytes = writer.finish(head, tail, ctx.alloc ?? Buffer.allocUnsafeSlow);
+  const bytes = writer.finish(head, tail, Buffer.allocUnsafe);
   return new BuiltPage(bytes, entries, oosParts.length, next);
 }
 

@@ -31,8 +31,6 @@ export interface VerbOptions {
   readonly statsData?: () => InstanceStats;
   /** The bucket's stream last sequence, for each projection's lag in `$SRV.STATS` (undefined when unknown). */
   readonly lastSeq?: (bucket: string) => Promise<number | undefined>;
-  /** Bytes of the ring that replies are carved from (and that cached answers point into). */
-  readonly arenaBytes?: number;
   /** Called once per answered request: its status (200, 400, …), what was asked, and how long it took. */
   readonly observe?: (status: number, what: string, seconds: number) => void;
 }
@@ -64,7 +62,7 @@ export class VerbService {
 
   constructor(private readonly opts: VerbOptions) {
     this.log = opts.log.child({ component: "verb" });
-    this.cache = new AnswerCache({ arenaBytes: opts.arenaBytes, onHit: () => this.counters.cacheHits++ });
+    this.cache = new AnswerCache({ onHit: () => this.counters.cacheHits++ });
     this.answered = answeredChecks(opts.projections.registry.store);
   }
 
@@ -125,9 +123,8 @@ export class VerbService {
   }
 
   /**
-   * Answer one request: the page as bytes, or a ProvisionerError. Exposed for
-   * tests. The bytes live in the arena: read or copy them before building
-   * another ring's worth of answers.
+   * Answer one request: the page as bytes (never written again: they may be
+   * cached and sent again), or a ProvisionerError. Exposed for tests.
    */
   async answer(body: Uint8Array | string): Promise<Uint8Array> {
     const p = this.prepare(body);
@@ -172,12 +169,11 @@ export class VerbService {
     const revision = projection.revision;
     // needs answers say whether the registry answers each kind: they are built at its revision too.
     const registryRevision = known.req.what === "needs" ? registry.revision : 0;
-    return this.cache.answer(known, revision, registryRevision, (alloc) =>
+    return this.cache.answer(known, revision, registryRevision, () =>
       buildPage(known.req, {
         store: projection.store,
         isAnswered: this.answered[known.req.what],
         maxBytes: nc.info!.max_payload - PAYLOAD_MARGIN,
-        alloc,
       }).bytes,
     );
   }
