@@ -41,8 +41,8 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
     const nc = await connectBus(cfg.connection, "mesh-provisioner");
     void (async () => {
       for await (const s of nc.status()) {
-        if (s.type === "disconnect") log?.warn({ server: (s as { server?: string }).server }, "lost the connection to NATS; reconnecting");
-        else if (s.type === "reconnect") log?.info({ server: (s as { server?: string }).server }, "reconnected to NATS");
+        if (s.type === "disconnect") log?.warn({ server: s.server }, "lost the connection to NATS; reconnecting");
+        else if (s.type === "reconnect") log?.info({ server: s.server }, "reconnected to NATS");
       }
     })().catch(() => undefined);
     // Metrics and the HTTP server are loaded only when --http asks for them.
