@@ -1,6 +1,6 @@
 /**
  * Start and stop real `nats-server` processes (the binary NATS_SERVER_BIN names, else the
- * PATH's, else /usr/sbin's; tested on 2.9.10 and 2.15.2: docs/servers.md) for tests,
+ * PATH's, else /usr/sbin's; tested on 2.9.10 and 2.15.3: docs/servers.md) for tests,
  * benchmarks, the chaos run and `npm start`'s embedded mode.
  *
  * Each server gets its own temporary directory (mkdtemp under os.tmpdir()) holding the
