@@ -12,7 +12,7 @@ import type { MeshOverview } from "../overview/overview.js";
 import type { Change } from "../projections/store/view.js";
 import type { CreationCounts, HolderValue } from "../protocol/stats.js";
 
-/** One projection as a reader sees it: its store and state, and the changes it applies. */
+/** One projection as a reader sees it: its store's read-only view, its state, and the changes it applies. */
 export type ProjectionReader = Pick<Projection, "store" | "revision" | "isSynced" | "syncProgress"> & {
   readonly changes$: Observable<Change>;
 };

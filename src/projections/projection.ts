@@ -36,9 +36,9 @@ export class Projection {
    * resumed from revision R delivers R+1… without the writes that later
    * writes replaced: applied one by one, they would show states the bucket
    * never had (a key at its old value at a revision past its newer write), and
-   * a reader waiting for that revision would be answered from one (the
-   * chaos run's check 4, docs/reliability.md). Held, the store stays at R, a
-   * state the bucket had, until it jumps to the stream's end.
+   * a reader waiting for that revision would be answered from one. Held, the
+   * store stays at R, a state the bucket had, until it jumps to the stream's
+   * end.
    */
   private catchUp: RawEntry[] | undefined;
   /** True while the projection is caught up with its bucket (false before the first sync and while resuming). */
@@ -177,8 +177,8 @@ export class Projection {
         this.log.info({ reason: ev.reason, fromRevision: ev.fromRevision }, "resuming the bucket's watch");
         this.rebuilding = undefined;
         // Before the first sync nothing is answered: entries are applied as they come. After it, held (see catchUp).
-        // A resume while holding keeps what it holds and goes on after it (the watch resumes from `received`): dropping
-        // it made every resume start over, and a catch-up slower than the stall check never finished (a CI chaos run).
+        // A resume while holding keeps what it holds and goes on after it (the watch resumes from `received`), so a
+        // catch-up slower than the stall check still ends.
         if (this.everSynced) this.catchUp ??= [];
         this.synced$.next(false);
         return;

@@ -337,7 +337,7 @@ export class ProjectionStore implements StoreView {
       return;
     }
     const head = this.spec.head;
-    // The slow path (a value that is not JSON, or not UTF-8) decodes it as the answers always did.
+    // The slow path (a value that is not JSON, or not UTF-8): the value goes in as a JSON string of its text.
     const raw = isJsonUtf8(value);
     const fragment = raw ? undefined : valueFragment(utf8.decode(value));
     const valueLen = raw ? value.length : Buffer.byteLength(fragment as string);
