@@ -3,7 +3,7 @@
  * the same JSON the verb answers (so a client applies it as it would a page
  * entry); an out-of-shape key carries its reason instead.
  */
-import type { Change } from "../projections/store/store.js";
+import type { Change } from "../projections/store/view.js";
 import { ANSWERED_FALSE_GROWTH, unansweredJson, writeUnanswered } from "../protocol/answered.js";
 
 /** An event's opening fields, up to its entry or reason (no closing brace). */

@@ -9,10 +9,10 @@ import type { Observable } from "rxjs";
 import type { What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
 import type { MeshOverview } from "../overview/overview.js";
-import type { Change } from "../projections/store/store.js";
+import type { Change } from "../projections/store/view.js";
 import type { CreationCounts, HolderValue } from "../protocol/stats.js";
 
-/** One projection as a reader sees it: its store and state, and the changes it applies. */
+/** One projection as a reader sees it: its store's read-only view, its state, and the changes it applies. */
 export type ProjectionReader = Pick<Projection, "store" | "revision" | "isSynced" | "syncProgress"> & {
   readonly changes$: Observable<Change>;
 };

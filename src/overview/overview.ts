@@ -10,7 +10,7 @@
  * per-kind counts and the registry's kinds at that moment, so a registry
  * change needs no recount.
  */
-import type { OutOfShapeKey } from "../projections/store/store.js";
+import type { OutOfShapeKey } from "../projections/store/view.js";
 import { FloodWatch, type FloodChange, type FloodLimits, type Flooding } from "./flood.js";
 import { NameCounts } from "./name-counts.js";
 import type { ProjectionObserver } from "../projections/projection.js";

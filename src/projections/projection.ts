@@ -10,6 +10,7 @@ import type { RawEntry, WatchEvent } from "../streams/kv-watch.js";
 import type { BucketSpec } from "./store/spec.js";
 import type { ProjectionStats } from "../protocol/stats.js";
 import { ProjectionStore, type Change, type StoreObserver } from "./store/store.js";
+import type { StoreView } from "./store/view.js";
 
 /** A store observer that can also forget what it was told (before a rebuilt store is replayed into it). */
 export interface ProjectionObserver extends StoreObserver {
@@ -20,11 +21,13 @@ export type { ProjectionStats };
 
 export class Projection {
   /**
-   * The store readers use: the same object for the projection's whole life,
-   * so a reader may keep it. A rebuild from a fresh snapshot builds a store
-   * aside and then moves its content into this one (`adopt`).
+   * The store as its readers see it: reads only. The same object for the
+   * projection's whole life, so a reader may keep it: a rebuild from a fresh
+   * snapshot builds a store aside and moves its content into this one.
    */
-  readonly store: ProjectionStore;
+  readonly store: StoreView;
+  /** The same store with its writers: only the projection applies to it. */
+  private readonly writable: ProjectionStore;
   /** A store being rebuilt from a fresh snapshot, swapped in at its sync. */
   private rebuilding: ProjectionStore | undefined;
   /**
@@ -33,9 +36,9 @@ export class Projection {
    * resumed from revision R delivers R+1… without the writes that later
    * writes replaced: applied one by one, they would show states the bucket
    * never had (a key at its old value at a revision past its newer write), and
-   * a reader waiting for that revision would be answered from one (the
-   * chaos run's check 4, docs/reliability.md). Held, the store stays at R, a
-   * state the bucket had, until it jumps to the stream's end.
+   * a reader waiting for that revision would be answered from one. Held, the
+   * store stays at R, a state the bucket had, until it jumps to the stream's
+   * end.
    */
   private catchUp: RawEntry[] | undefined;
   /** True while the projection is caught up with its bucket (false before the first sync and while resuming). */
@@ -55,7 +58,8 @@ export class Projection {
     log: Logger,
     private readonly observer?: ProjectionObserver,
   ) {
-    this.store = new ProjectionStore(spec, { observer });
+    this.writable = new ProjectionStore(spec, { observer });
+    this.store = this.writable;
     this.log = log.child({ bucket: spec.bucket });
   }
 
@@ -145,17 +149,17 @@ export class Projection {
         const held = this.catchUp;
         this.catchUp = undefined;
         if (held !== undefined) for (const e of held) this.applyEntry(e);
-        this.store.markSynced(ev.lastSeq);
+        this.writable.markSynced(ev.lastSeq);
         if (!this.everSynced) {
           this.everSynced = true;
           this.log.info(
-            { revision: this.store.revision, entries: this.store.size, outOfShape: this.store.outOfShapeCount },
+            { revision: this.writable.revision, entries: this.writable.size, outOfShape: this.writable.outOfShapeCount },
             "projection synced with its bucket",
           );
         } else {
-          this.log.info({ revision: this.store.revision }, "projection caught up again after resuming its watch");
+          this.log.info({ revision: this.writable.revision }, "projection caught up again after resuming its watch");
         }
-        this.revision$.next(this.store.revision);
+        this.revision$.next(this.writable.revision);
         this.synced$.next(true);
         return;
       }
@@ -164,7 +168,7 @@ export class Projection {
         // growing step by step (a resume's count may be mostly updates of keys it holds: no room is taken then).
         if (this.rebuilding) this.rebuilding.expect(ev.count);
         else if (!this.everSynced) {
-          this.store.expect(ev.count);
+          this.writable.expect(ev.count);
           // A first sync that started over counts from its new consumer.
           this.firstSync = { expected: ev.count, received: 0 };
         }
@@ -173,8 +177,8 @@ export class Projection {
         this.log.info({ reason: ev.reason, fromRevision: ev.fromRevision }, "resuming the bucket's watch");
         this.rebuilding = undefined;
         // Before the first sync nothing is answered: entries are applied as they come. After it, held (see catchUp).
-        // A resume while holding keeps what it holds and goes on after it (the watch resumes from `received`): dropping
-        // it made every resume start over, and a catch-up slower than the stall check never finished (a CI chaos run).
+        // A resume while holding keeps what it holds and goes on after it (the watch resumes from `received`), so a
+        // catch-up slower than the stall check still ends.
         if (this.everSynced) this.catchUp ??= [];
         this.synced$.next(false);
         return;
@@ -183,7 +187,7 @@ export class Projection {
           { fromRevision: ev.fromRevision, firstSeq: ev.firstSeq },
           "the history needed to resume is gone from the stream: rebuilding the projection from a fresh snapshot",
         );
-        this.rebuilding = new ProjectionStore(this.store.spec);
+        this.rebuilding = new ProjectionStore(this.writable.spec);
         // The fresh snapshot holds every key's last write: what was held is in it.
         this.catchUp = undefined;
         return;
@@ -192,7 +196,7 @@ export class Projection {
 
   private applyEntry(entry: RawEntry): void {
     const { operation, key, revision, value } = entry;
-    const change = this.store.apply(operation, key, revision, value);
+    const change = this.writable.apply(operation, key, revision, value);
     if (change === null) return;
     if (change.newlyOutOfShape && change.outOfShape) {
       this.log.warn(
@@ -201,7 +205,7 @@ export class Projection {
       );
     }
     if (this.everSynced) this.changes$.next(change);
-    this.revision$.next(this.store.revision);
+    this.revision$.next(this.writable.revision);
   }
 
   /**
@@ -214,14 +218,14 @@ export class Projection {
     const next = this.rebuilding as ProjectionStore;
     this.rebuilding = undefined;
     next.markSynced(lastSeq);
-    const before = this.everSynced ? revisionsOf(this.store) : undefined;
-    this.store.adopt(next);
+    const before = this.everSynced ? revisionsOf(this.writable) : undefined;
+    this.writable.adopt(next);
     if (this.observer !== undefined) {
       this.observer.clear();
-      this.store.observeWith(this.observer);
+      this.writable.observeWith(this.observer);
     }
     if (before === undefined) return;
-    const store = this.store;
+    const store = this.writable;
     const rev = store.revision;
     for (const key of before.keys()) {
       if (store.get(key) === undefined && store.getOutOfShape(key) === undefined) this.changes$.next({ op: "delete", key, revision: rev, newlyOutOfShape: false });
@@ -234,7 +238,7 @@ export class Projection {
 }
 
 /** Each key a store holds, in shape or not, with its revision. */
-function revisionsOf(store: ProjectionStore): Map<string, number> {
+function revisionsOf(store: StoreView): Map<string, number> {
   const revisions = new Map<string, number>();
   for (const e of store.allEntries()) revisions.set(e.key, e.revision);
   for (const o of store.allOutOfShape()) revisions.set(o.key, o.revision);

@@ -21,8 +21,9 @@
  * snapshots' consumers (`creation-gate.ts`). A creation that times out on a
  * single server is asked again under the same name, so the server, which
  * goes on making the first, answers with it and never makes a second.
- * Tries are timed and spaced by `retry.ts`: during a stream leader election
- * a resume retries every couple of seconds instead of every five or more.
+ * Tries are timed and spaced by `retry.ts`: a resume's tries wait briefly for
+ * each answer and one that timed out is made again at once, so a resume
+ * during a stream leader election tries again within seconds.
  */
 import { Observable } from "rxjs";
 import { randomBytes } from "node:crypto";
@@ -267,7 +268,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       if (lastSeq <= applied) {
         behind = undefined;
         // Under a steady stream of writes no message may ever arrive with nothing pending behind it: the projection
-        // is at the stream's end all the same (a chaos run saw /readyz stay 503 for 26 s after a cut this way).
+        // is at the stream's end all the same, and says so here.
         caughtUp?.(lastSeq);
       }
       else if (behind === undefined || behind.applied !== applied) behind = { applied, lastSeq };

@@ -10,14 +10,14 @@
  * into the reply (no string per entry is made: keys are read only where an
  * out-of-shape key must be ordered against them, and for `next`).
  */
-import type { ProjectionStore, Projected, OutOfShapeKey } from "../projections/store/store.js";
+import type { ByteRange, OutOfShapeKey, Projected, StoreView } from "../projections/store/view.js";
 import { ANSWERED_FALSE_GROWTH, writeUnanswered } from "../protocol/answered.js";
 import type { VerbRequest } from "./request.js";
 import { PageWriter } from "./page-writer.js";
 import { answeredCheck, readableContradicts } from "../keys/mod.js";
 
 export interface AnswerContext {
-  readonly store: ProjectionStore;
+  readonly store: StoreView;
   /** Whether the registry answers a kind (needs only). */
   readonly isAnswered?: (kind: string) => boolean;
   /** The largest reply allowed, in bytes (the connection's max payload less a margin). */
@@ -45,6 +45,9 @@ const batch = new Int32Array(256);
  */
 const run = { buf: undefined as Buffer | undefined, start: 0, end: 0 };
 
+/** Where the entry being added lies, filled by the store (one object for every entry). */
+const at: ByteRange = { buf: Buffer.alloc(0), start: 0, end: 0 };
+
 function flushRun(): void {
   if (run.buf === undefined) return;
   writer.copy(run.buf, run.start, run.end);
@@ -52,10 +55,8 @@ function flushRun(): void {
 }
 
 /** Add a slot's entry JSON to the page, after a comma unless it is the first: into the current run when it follows it in memory. */
-function addEntry(store: ProjectionStore, slot: number, first: boolean): void {
-  const buf = store.bufferOf(slot);
-  const start = store.jsonStart(slot);
-  const end = start + store.jsonBytes(slot);
+function addEntry(store: StoreView, slot: number, first: boolean): void {
+  const { buf, start, end } = store.jsonRange(slot, at);
   if (run.buf === buf && start === run.end + 1) {
     run.end = end;
     return;
@@ -68,10 +69,10 @@ function addEntry(store: ProjectionStore, slot: number, first: boolean): void {
 }
 
 /** Write a slot's entry JSON with `"answered":false` in place of its closing brace. */
-function addUnanswered(store: ProjectionStore, slot: number, first: boolean): void {
+function addUnanswered(store: StoreView, slot: number, first: boolean): void {
   flushRun();
   if (!first) writer.byte(0x2c);
-  const { buf, start, end } = store.jsonOf(slot);
+  const { buf, start, end } = store.jsonRange(slot, at);
   writeUnanswered(writer, buf, start, end);
 }
 
@@ -184,7 +185,7 @@ export function buildPage(req: VerbRequest, ctx: AnswerContext): Page {
         break;
       }
       // Alone on a page and still too large: answer the entry without its value.
-      if (takeEntry) bytes = writer.write(tooLargeText(store.view(e)));
+      if (takeEntry) bytes = writer.write(tooLargeText(store.entryAt(e)));
       else bytes = Buffer.byteLength((oosText = JSON.stringify({ key: (x as OutOfShapeKey).key, reason: "out of shape (reason too large to answer)" })));
     } else if (takeEntry) {
       if (flagged) addUnanswered(store, e, entries === 0);
@@ -234,6 +235,6 @@ class BuiltPage implements Page {
 }
 
 /** A bucket's whole answer in one unpaged body (dump, dashboard snapshot, verify), at most `limit` entries. */
-export function wholeAnswer(what: VerbRequest["what"], store: ProjectionStore, registry: ProjectionStore, limit?: number): string {
+export function wholeAnswer(what: VerbRequest["what"], store: StoreView, registry: StoreView, limit?: number): string {
   return buildPage({ what, filters: {}, limit }, { store, isAnswered: answeredCheck(what, registry), maxBytes: Number.MAX_SAFE_INTEGER }).body;
 }

@@ -3,6 +3,7 @@ import assert from "node:assert/strict";
 import { execFile } from "node:child_process";
 import { promisify } from "node:util";
 import { startStack, type Stack } from "../helpers/stack.js";
+import { writableStore } from "../helpers/writable-store.js";
 
 const run = promisify(execFile);
 const BIN = new URL("../../../bin/mesh-provisioner", import.meta.url).pathname;
@@ -37,7 +38,7 @@ describe("mesh-provisioner verify", () => {
   });
 
   test("every difference between a projection and its bucket is reported, with exit 1", async () => {
-    const store = stack.provisioner.projections.needs.store;
+    const store = writableStore(stack.provisioner.projections.needs.store);
     const rev = store.revision;
     // Corrupt the running instance's projection behind its watch's back: a key the bucket never had,
     // and a key the bucket has but the projection lost.

@@ -4,9 +4,9 @@
  * find the leaf by binary search.
  *
  * Why not one sorted array: inserting into it moves every later item, so a
- * burst of new keys costs the square of the bucket's size (a rollout to 10,000
- * nodes stalled the service for minutes). Here an insert or a removal costs
- * two binary searches and a move within one leaf: O(log n + LEAF). A leaf
+ * burst of new keys costs the square of the bucket's size. Here an insert or
+ * a removal costs two binary searches and a move within one leaf:
+ * O(log n + LEAF). A leaf
  * that fills up splits in two (moving n / LEAF leaf pointers, once every
  * LEAF / 2 inserts at most); an emptied leaf is dropped.
  *
@@ -88,8 +88,7 @@ export class OrderedSet<T> {
    *
    * Why: keys come in clusters (a node writes its keys together, a snapshot
    * delivers them node by node), so a leaf that split in halves is often
-   * never written again, and leaves stayed about half full: ~16 MiB of leaf
-   * arrays at 1M keys, for 8 MiB of slot numbers. Moving into a neighbour
+   * never written again and would stay half full. Moving into a neighbour
    * (as a B*-tree does) fills those halves.
    */
   private overflow(li: number): void {

@@ -8,9 +8,8 @@
  * where each one moved) and the segment is reused.
  *
  * Why: a million entries as JS objects and strings are millions of objects
- * for every mark-compact to trace (one took ~80 ms at 1M keys). Here the bytes
- * of every entry are a few dozen Buffers, and an answer is built by copying
- * them. Records carry no header, so records appended one after the other
+ * for every mark-compact to trace. Here the bytes of every entry are a few
+ * dozen Buffers, and an answer is built by copying them. Records carry no header, so records appended one after the other
  * (a node writing its keys in order, a snapshot) sit back to back, and an
  * answer copies such a run at once.
  */

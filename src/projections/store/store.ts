@@ -28,14 +28,20 @@ import type { Operation } from "../../streams/operation.js";
 import { EntryPut, Projected, type Change, type EntryJson, type OutOfShapeKey, type StoreObserver } from "./entry.js";
 import type { SlotScan } from "./scan.js";
 import { KeyOrders } from "./key-orders.js";
+import type { ByteRange, StoreView } from "./view.js";
 
 export { Projected, type Change, type EntryJson, type OutOfShapeKey, type StoreObserver } from "./entry.js";
 export type { SlotScan } from "./scan.js";
 
 /** What follows an entry's value in its JSON: its revision, then the end of the object. */
 const REVISION_OPEN = Buffer.from(',"revision":', "latin1");
+const EMPTY = Buffer.alloc(0);
 
-export class ProjectionStore {
+/**
+ * The store and its writers. Only its projection holds it as this type;
+ * readers get it as a `StoreView`.
+ */
+export class ProjectionStore implements StoreView {
   readonly spec: BucketSpec;
   /** The bucket's stream sequence this store has applied. */
   revision = 0;
@@ -132,7 +138,7 @@ export class ProjectionStore {
 
   get(key: string): Projected | undefined {
     const slot = this.table.get(key);
-    return slot < 0 ? undefined : this.view(slot);
+    return slot < 0 ? undefined : this.entryAt(slot);
   }
 
   getOutOfShape(key: string): OutOfShapeKey | undefined {
@@ -141,7 +147,7 @@ export class ProjectionStore {
 
   /** Every entry, as views made one at a time (dump, reconcile, rebuild): in key order. */
   *allEntries(): IterableIterator<Projected> {
-    for (const slot of this.orders.all) yield this.view(slot);
+    for (const slot of this.orders.all) yield this.entryAt(slot);
   }
 
   /** Every entry's key in order (tests and small buckets: a string per key). */
@@ -198,20 +204,12 @@ export class ProjectionStore {
     return this.slots.revision[slot] as number;
   }
 
-  /** The buffer of a slot's record (see `jsonStart`). */
-  bufferOf(slot: number): Buffer {
-    return this.arena.segs[this.slots.seg[slot] as number] as Buffer;
-  }
-
-  /** Where a slot's entry JSON starts in `bufferOf(slot)`; it takes `jsonBytes(slot)` bytes, and a comma follows. */
-  jsonStart(slot: number): number {
-    return (this.slots.off[slot] as number) + this.jsonAt(slot);
-  }
-
-  /** Where a slot's entry JSON is: its segment and byte range (a comma follows it). */
-  jsonOf(slot: number): { buf: Buffer; start: number; end: number } {
-    const start = this.jsonStart(slot);
-    return { buf: this.bufferOf(slot), start, end: start + this.jsonBytes(slot) };
+  /** Where a slot's entry JSON lies: its segment and byte range (a comma follows it). */
+  jsonRange<R extends ByteRange>(slot: number, into: R): R {
+    into.buf = this.arena.segs[this.slots.seg[slot] as number] as Buffer;
+    into.start = (this.slots.off[slot] as number) + this.jsonAt(slot);
+    into.end = into.start + (this.slots.jsonLen[slot] as number);
+    return into;
   }
 
   jsonBytes(slot: number): number {
@@ -219,9 +217,9 @@ export class ProjectionStore {
   }
 
   /** The entry of a slot as a view (decodes its JSON once). */
-  view(slot: number): Projected {
+  entryAt(slot: number): Projected {
     const key = this.keyOf(slot);
-    const { buf, start, end } = this.jsonOf(slot);
+    const { buf, start, end } = this.jsonRange(slot, { buf: EMPTY, start: 0, end: 0 });
     return new Projected(key, this.revisionOf(slot), buf.toString("utf8", start, end), this.spec, this.values.get(key));
   }
 
@@ -232,14 +230,14 @@ export class ProjectionStore {
 
   /** The view of a slot if it still holds the entry at `revision`. */
   viewIfAt(slot: number, revision: number): Projected | undefined {
-    return this.holdsAt(slot, revision) ? this.view(slot) : undefined;
+    return this.holdsAt(slot, revision) ? this.entryAt(slot) : undefined;
   }
 
-  /** A slot's JSON bytes (`jsonOf`) and the kind its key names, if it still holds the entry at `revision` (see `Change.entryJson`). */
+  /** A slot's JSON bytes (`jsonRange`) and the kind its key names, if it still holds the entry at `revision` (see `Change.entryJson`). */
   jsonIfAt(slot: number, revision: number): EntryJson | undefined {
     if (!this.holdsAt(slot, revision)) return undefined;
     const id = this.slots.kind[slot] as number;
-    return { ...this.jsonOf(slot), kind: id >= 0 ? this.kindCounts.nameOf(id) : undefined };
+    return this.jsonRange(slot, { buf: EMPTY, start: 0, end: 0, kind: id >= 0 ? this.kindCounts.nameOf(id) : undefined });
   }
 
   /** The slots a narrowing reads, strictly after `after`, in key order (see `KeyOrders.scan`). */
@@ -339,7 +337,7 @@ export class ProjectionStore {
       return;
     }
     const head = this.spec.head;
-    // The slow path (a value that is not JSON, or not UTF-8) decodes it as the answers always did.
+    // The slow path (a value that is not JSON, or not UTF-8): the value goes in as a JSON string of its text.
     const raw = isJsonUtf8(value);
     const fragment = raw ? undefined : valueFragment(utf8.decode(value));
     const valueLen = raw ? value.length : Buffer.byteLength(fragment as string);
