@@ -115,8 +115,8 @@ export class Reconciler {
   /**
    * Writes that failed (a leader election, a lost connection) leave the bucket
    * drifted with nothing to trigger another run: retry, waiting by the retry
-   * policy (BACKOFF.reconcile), until a run succeeds; a run that writes
-   * everything starts the waits from the base again.
+   * policy (BACKOFF.reconcile) until a run has no failed write, which starts
+   * the waits from the base again.
    */
   private scheduleRetry(failed: boolean): void {
     clearTimeout(this.retryTimer);

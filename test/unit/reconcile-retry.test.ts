@@ -14,7 +14,7 @@ import { holdTimeouts, settle } from "../helpers/timeouts.js";
 
 const table: RegistryValue[] = [{ kind: "ssh", module: "mesh-ssh" }];
 
-test("failed registry writes are retried after waits by the retry policy, from the base again after a run that wrote", async (t) => {
+test("failed registry writes are retried after waits by the retry policy, from the base again after a run with no failed write", async (t) => {
   const timeouts = holdTimeouts(t);
   // The lowest draw: each wait is exactly half its ceiling.
   t.mock.method(Math, "random", () => 0);
