@@ -25,7 +25,10 @@ import (
 //     publishes the feed); while nobody holds it the view is not Synced.
 //
 // A snapshot that fails (503 while the service syncs, 504, no answer) is
-// tried again, the wait doubling from 100 ms up to 5 s.
+// tried again after a wait whose ceiling doubles from 100 ms up to 5 s while
+// snapshots keep failing; each wait is drawn at random from the ceiling's
+// upper half, so clients that failed together do not ask again together. A
+// snapshot taken starts the waits from 100 ms again.
 //
 // The channel carries the view each time it changes; a reader slower than
 // the changes skips views in between, never the latest. It is closed when
@@ -44,7 +47,8 @@ func (c *Client) Watch(ctx context.Context, r Request) (<-chan View, error) {
 		out:      make(chan View, 1),
 		msgs:     make(chan *nats.Msg, c.feedBuffer),
 		results:  make(chan snapshotResult, 1),
-		retry:    make(chan int, 1),
+		retry:    make(chan struct{}, 1),
+		backoff:  newBackoff(snapshotRetryBase, snapshotRetryCap),
 		seat:     make(chan []Instance, 1),
 		statuses: c.nc.StatusChanged(nats.CONNECTED),
 	}
@@ -76,7 +80,6 @@ func (c *Client) Watch(ctx context.Context, r Request) (<-chan View, error) {
 
 type snapshotResult struct {
 	generation int
-	attempt    int
 	answer     *Answer
 	lowest     uint64
 	err        error
@@ -92,7 +95,7 @@ type watch struct {
 	out      chan View
 	msgs     chan *nats.Msg
 	results  chan snapshotResult
-	retry    chan int
+	retry    chan struct{}
 	seat     chan []Instance
 	statuses chan nats.Status
 	subs     []*nats.Subscription
@@ -103,7 +106,9 @@ type watch struct {
 	// holder is the seat's holder at the last look ("": nobody); known once looked.
 	holder      string
 	holderKnown bool
-	retryTimer  *time.Timer
+	// backoff spaces the tries of a snapshot that keeps failing.
+	backoff    *backoff
+	retryTimer *time.Timer
 	// cancelSnapshot stops the snapshot in flight, once a newer one supersedes it.
 	cancelSnapshot context.CancelFunc
 }
@@ -133,7 +138,7 @@ func (w *watch) run(ctx context.Context) {
 		defer t.Stop()
 		seatTick = t.C
 	}
-	w.take(ctx, 0, "start")
+	w.take(ctx, "start")
 	for {
 		select {
 		case <-ctx.Done():
@@ -142,11 +147,11 @@ func (w *watch) run(ctx context.Context) {
 			w.onMessage(ctx, m)
 		case <-w.statuses:
 			// Reconnected: whatever was published while away is lost.
-			w.take(ctx, 0, "reconnect")
+			w.take(ctx, "reconnect")
 		case res := <-w.results:
 			w.onSnapshot(ctx, res)
-		case attempt := <-w.retry:
-			w.take(ctx, attempt, "retry")
+		case <-w.retry:
+			w.take(ctx, "retry")
 		case list := <-w.seat:
 			w.onSeat(ctx, list)
 		case <-seatTick:
@@ -183,7 +188,7 @@ func (w *watch) onMessage(ctx context.Context, m *nats.Msg) {
 	if err != nil {
 		// A bad event costs a fresh snapshot.
 		w.report(err)
-		w.take(ctx, 0, "bad event")
+		w.take(ctx, "bad event")
 		return
 	}
 	if ev.What != w.what || !covers(w.what, w.filters, ev) {
@@ -206,7 +211,7 @@ func (w *watch) checkDropped(ctx context.Context) {
 	if total > w.dropped {
 		w.dropped = total
 		w.report(fmt.Errorf("mesh-provisioner: the feed subscription dropped events (a slow consumer); taking a fresh snapshot"))
-		w.take(ctx, 0, "dropped")
+		w.take(ctx, "dropped")
 	}
 }
 
@@ -228,7 +233,7 @@ func (w *watch) onSeat(ctx context.Context, list []Instance) {
 	w.holder, w.holderKnown = h, true
 	switch {
 	case changed && h != "":
-		w.take(ctx, 0, "seat")
+		w.take(ctx, "seat")
 	case changed:
 		w.state.beginSnapshot()
 		w.dirty = true
@@ -236,7 +241,7 @@ func (w *watch) onSeat(ctx context.Context, list []Instance) {
 }
 
 // take starts a snapshot (why: for tests); it supersedes, and stops, any in flight.
-func (w *watch) take(ctx context.Context, attempt int, why string) {
+func (w *watch) take(ctx context.Context, why string) {
 	if w.c.onTake != nil {
 		w.c.onTake(why)
 	}
@@ -258,7 +263,7 @@ func (w *watch) take(ctx context.Context, attempt int, why string) {
 		req.MinRevision = floor
 		a, lowest, err := w.c.getWithLowest(snapCtx, req)
 		select {
-		case w.results <- snapshotResult{generation: gen, attempt: attempt, answer: a, lowest: lowest, err: err}:
+		case w.results <- snapshotResult{generation: gen, answer: a, lowest: lowest, err: err}:
 		case <-snapCtx.Done():
 		}
 	}()
@@ -273,18 +278,18 @@ func (w *watch) onSnapshot(ctx context.Context, res snapshotResult) {
 		err = fmt.Errorf("mesh-provisioner: a snapshot at revision %d is older than the view (%d)", res.answer.Revision, w.state.revision)
 	}
 	if err == nil {
+		w.backoff.Reset()
 		w.dirty = true
 		return
 	}
 	w.report(err)
-	wait := min(5*time.Second, 100*time.Millisecond<<min(res.attempt, 6))
+	wait := w.backoff.Next()
 	if w.retryTimer != nil {
 		w.retryTimer.Stop()
 	}
-	next := res.attempt + 1
 	w.retryTimer = time.AfterFunc(wait, func() {
 		select {
-		case w.retry <- next:
+		case w.retry <- struct{}{}:
 		case <-ctx.Done():
 		}
 	})

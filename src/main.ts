@@ -17,6 +17,7 @@ import { watchBucket } from "./streams/kv-watch.js";
 import { CreationGate } from "./streams/creation-gate.js";
 import { CreationTally } from "./streams/creation-tally.js";
 import { isPassing, isTimeout, warnsAt } from "./streams/retry.js";
+import { Backoff, BACKOFF } from "./backoff/backoff.js";
 import { startSyncProgress } from "./projections/sync-progress.js";
 import { MeshOverview } from "./overview/overview.js";
 import type { FloodLimits } from "./overview/flood.js";
@@ -84,20 +85,25 @@ export const BUCKET_PLANS: readonly BucketPlan[] = [
  * still starting) is waited for, however long that takes, the way an
  * informer relists: a person need do nothing about it. What a person must fix
  * (a permission the grant lacks, a bucket that cannot be made) is thrown.
+ * Tries are spaced by the retry policy, drawn at random, so instances that
+ * failed together (a server restarting) do not try again together.
  */
 async function patiently<T>(what: string, step: () => Promise<T>, log: Logger): Promise<T> {
   const since = Date.now();
-  for (let attempt = 1; ; attempt++) {
+  const backoff = new Backoff(BACKOFF.startup);
+  for (;;) {
     try {
       return await step();
     } catch (err) {
       if (!isPassing(err) || permissionsError(err) !== undefined) throw err;
+      // A timeout has waited already: it is asked again soon; anything else passing backs off.
+      const wait = isTimeout(err) ? backoff.soon() : backoff.next();
+      const attempt = backoff.failures;
       log[warnsAt(attempt) ? "warn" : "debug"](
-        { step: what, attempt, waitedMs: Date.now() - since, err: (err as Error).message },
+        { step: what, attempt, waitedMs: Date.now() - since, retryInMs: wait, err: (err as Error).message },
         "JetStream is slow to answer (a large stream's consumer being created, a leader election, or a server starting); trying again",
       );
-      // A timeout has waited already; anything else passing is asked again after a short pause.
-      if (!isTimeout(err)) await new Promise((r) => setTimeout(r, Math.min(2_000, 250 * attempt)));
+      await new Promise((r) => setTimeout(r, wait));
     }
   }
 }

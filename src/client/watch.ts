@@ -11,10 +11,13 @@
  * revision or the furthest any instance applied, whichever is higher, so a
  * fresh snapshot from an instance that is behind never replaces a newer view.
  * A snapshot that fails (503 while the service syncs, 504, no answer) is
- * tried again, the wait doubling up to 5 s.
+ * tried again after a wait by the retry policy (`BACKOFF.snapshot`), which
+ * grows while snapshots keep failing and is drawn at random, so clients that
+ * failed together do not ask again together; a snapshot taken resets it.
  */
 import type { NatsConnection, Subscription } from "@nats-io/nats-core";
 import { Observable } from "rxjs";
+import { Backoff, BACKOFF } from "../backoff/backoff.js";
 import type { What } from "../keys/mod.js";
 import { furthestApplied, instances } from "./instances.js";
 import { covers, feedSubjects, filtersOf } from "./narrowing.js";
@@ -44,11 +47,12 @@ export function watchView<W extends What>(
     let stopped = false;
     let generation = 0;
     let retryTimer: ReturnType<typeof setTimeout> | undefined;
+    const backoff = new Backoff(BACKOFF.snapshot);
     const emit = (): void => {
       if (!stopped) subscriber.next(state.view());
     };
 
-    const take = async (attempt = 0): Promise<void> => {
+    const take = async (): Promise<void> => {
       const gen = ++generation;
       if (state.isSynced) {
         state.beginSnapshot();
@@ -61,12 +65,13 @@ export function watchView<W extends What>(
         const { answer, lowest } = await snapshot({ ...asked, ...(floor > 0 ? { minRevision: floor } : {}) } as ProvisionerRequest<W>);
         if (stopped || gen !== generation) return;
         if (!state.endSnapshot(answer, lowest)) throw new Error(`a snapshot at revision ${answer.revision} is older than the view`);
+        backoff.reset();
         emit();
       } catch (err) {
         if (stopped || gen !== generation) return;
         options.onError?.(err);
         clearTimeout(retryTimer);
-        retryTimer = setTimeout(() => void take(attempt + 1), Math.min(5_000, 100 * 2 ** attempt));
+        retryTimer = setTimeout(() => void take(), backoff.next());
       }
     };
 

@@ -6,6 +6,7 @@
  * one more run that finds nothing to do. Runs never overlap.
  */
 import { concatMap, debounceTime, filter, interval, map, merge, take, type Subscription } from "rxjs";
+import { Backoff, BACKOFF } from "../backoff/backoff.js";
 import type { Logger } from "../log.js";
 import type { Projection } from "../projections/projection.js";
 import { applyOperations, type ApplyReport, type RegistryWriter } from "./apply.js";
@@ -36,7 +37,7 @@ export function observedRegistry(registry: Projection): Map<string, Observed> {
 export class Reconciler {
   private sub: Subscription | undefined;
   private retryTimer: NodeJS.Timeout | undefined;
-  private retries = 0;
+  private readonly retries = new Backoff(BACKOFF.reconcile);
   private stopped = false;
   private inFlight: Promise<ApplyReport | null> = Promise.resolve(null);
   private readonly log: Logger;
@@ -113,16 +114,17 @@ export class Reconciler {
 
   /**
    * Writes that failed (a leader election, a lost connection) leave the bucket
-   * drifted with nothing to trigger another run: retry with a growing delay
-   * (0.5 s doubling up to 30 s) until a run succeeds.
+   * drifted with nothing to trigger another run: retry, waiting by the retry
+   * policy (BACKOFF.reconcile) until a run has no failed write, which starts
+   * the waits from the base again.
    */
   private scheduleRetry(failed: boolean): void {
     clearTimeout(this.retryTimer);
     if (!failed || this.stopped) {
-      this.retries = 0;
+      this.retries.reset();
       return;
     }
-    const wait = Math.min(30_000, 500 * 2 ** Math.min(this.retries++, 6));
+    const wait = this.retries.next();
     this.retryTimer = setTimeout(() => void this.run("retry").catch(() => undefined), wait);
     this.retryTimer.unref();
   }

@@ -21,8 +21,8 @@
  * snapshots' consumers (`creation-gate.ts`). A creation that times out on a
  * single server is asked again under the same name, so the server, which
  * goes on making the first, answers with it and never makes a second.
- * Tries are timed and spaced by `retry.ts`: a resume's tries wait briefly for
- * each answer and one that timed out is made again at once, so a resume
+ * Tries are timed by `retry.ts` (a resume's tries wait briefly for each
+ * answer) and spaced by the retry policy (`src/backoff/`), so a resume
  * during a stream leader election tries again within seconds.
  */
 import { Observable } from "rxjs";
@@ -31,7 +31,8 @@ import { createInbox, millis, type NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { streamName } from "../keys/buckets.js";
 import type { Logger } from "../log.js";
-import { attemptTimeoutMs, isTimeout, retryWaitMs, warnsAt, RESUME_TIMEOUT_MS } from "./retry.js";
+import { attemptTimeoutMs, isTimeout, warnsAt, RESUME_TIMEOUT_MS } from "./retry.js";
+import { Backoff, BACKOFF } from "../backoff/backoff.js";
 import { creationTimeoutMs, messagesCovered, planStart, sameStart, watchConsumerConfig, watchFilter, type StreamState, type WatchStart } from "./consumer-plan.js";
 import { CreationGate } from "./creation-gate.js";
 import { deliver, type Delivery, type RawEntry } from "./delivery.js";
@@ -80,7 +81,7 @@ export interface WatchOptions {
   readonly bucket: string;
   /** The last revision the consumer of this stream delivered (0 for none): resume after it; the stall check measures progress by it. */
   readonly fromRevision: () => number;
-  /** Wait before re-creating a consumer that failed fast (doubles up to MAX_RETRY_MS). */
+  /** The ceiling of the wait before re-creating a consumer that failed (BACKOFF.watch's base by default; doubles per fast failure up to its cap). */
   readonly retryMs?: number;
   /** How often to compare the stream's last sequence with what was applied (0 turns the check off). */
   readonly stallCheckMs?: number;
@@ -101,14 +102,14 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
     const probe = jetstreamManager(nc, { timeout: RESUME_TIMEOUT_MS, checkAPI: false });
     const stream = streamName(opts.bucket);
     const prefix = `$KV.${opts.bucket}.`;
-    const baseRetry = opts.retryMs ?? 250;
+    const baseRetry = opts.retryMs ?? BACKOFF.watch.baseMs;
+    const backoff = new Backoff({ ...BACKOFF.watch, baseMs: baseRetry });
     const gate = deps.gate ?? new CreationGate();
     // Deliveries come under the caller's inbox prefix (the connection's), as nats.js's own watches do.
     const deliveryPrefix = deps.inboxPrefix;
     let stopped = false;
     let current: Delivery | undefined;
     let generation = 0;
-    let failures = 0;
 
     /** A creation that timed out: asked again under the same name while the start it was for is still wanted. */
     let unanswered: { start: WatchStart; namePrefix: string; deliverPrefix: string; reusable: boolean } | undefined;
@@ -120,7 +121,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       const old = current;
       current = undefined;
       old?.stop();
-      const jsTimeout = attemptTimeoutMs({ reason, failures });
+      const jsTimeout = attemptTimeoutMs({ reason, failures: backoff.failures });
       const jsm = jetstreamManager(nc, { timeout: jsTimeout, checkAPI: false });
       let step = "read the stream's state";
       let leave: (() => void) | undefined;
@@ -183,7 +184,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         const markSynced = (upTo: number): void => {
           if (synced || gen !== generation) return;
           synced = true;
-          failures = 0;
+          backoff.reset();
           subscriber.next({ type: "synced", lastSeq: upTo });
         };
         caughtUp = markSynced;
@@ -211,8 +212,8 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       } catch (err) {
         leave?.();
         if (stopped || gen !== generation) return;
-        failures++;
-        const wait = retryWaitMs(failures, isTimeout(err), baseRetry);
+        const wait = isTimeout(err) ? backoff.soon() : backoff.next();
+        const failures = backoff.failures;
         log[warnsAt(failures) ? "warn" : "debug"](
           {
             bucket: opts.bucket,

@@ -1,22 +1,22 @@
 /**
- * How a watch retries (pure): how long each try may wait for JetStream, how
- * long to wait before the next try, and which failures are worth a warning.
+ * How a watch retries (pure): how long each try may wait for JetStream, and
+ * which failures are worth a warning. How long to wait before the next try
+ * is the one retry policy's (src/backoff/backoff.ts).
  *
  * During a stream leader election JetStream API requests get no answer at
  * all, so every try costs its whole timeout. A watch that resumes therefore
  * starts with a short timeout and lengthens it only while tries keep timing
  * out (a server that is merely busy, e.g. creating a consumer on a large
  * stream, gets the client's usual 5 s); a try that timed out has waited
- * already and is retried at once, while a fast failure (no responders, a
- * refused request) backs off.
+ * already and is retried soon (`Backoff.soon`), while a fast failure (no
+ * responders, a refused request) backs off (`Backoff.next`).
  */
+import { ceilingMs } from "../backoff/backoff.js";
 
 /** The JetStream client's usual timeout, which the first try at start keeps (a large stream's consumer takes seconds). */
 export const USUAL_TIMEOUT_MS = 5_000;
 /** A resume's first try waits this long for each JetStream answer, doubling per timeout up to USUAL_TIMEOUT_MS. */
 export const RESUME_TIMEOUT_MS = 2_000;
-/** The wait before a try after a fast failure doubles from the base up to this. */
-export const MAX_RETRY_MS = 2_000;
 /** After the first failure in a row, only every this-many-th is worth a warning (the others are logged at debug). */
 export const WARN_EVERY = 30;
 
@@ -30,13 +30,8 @@ export interface RetryState {
 /** How long this try waits for each JetStream answer. */
 export function attemptTimeoutMs({ reason, failures }: RetryState): number {
   if (reason === "start" && failures === 0) return USUAL_TIMEOUT_MS;
-  return Math.min(USUAL_TIMEOUT_MS, RESUME_TIMEOUT_MS * 2 ** Math.min(failures, 4));
-}
-
-/** The wait before the next try, after `failures` failures in a row (the last one timed out or not). */
-export function retryWaitMs(failures: number, timedOut: boolean, baseMs: number): number {
-  if (timedOut) return baseMs;
-  return Math.min(MAX_RETRY_MS, baseMs * 2 ** Math.min(failures, 6));
+  // Not jittered: a timeout is how long an answer may take, not when tries meet.
+  return ceilingMs({ baseMs: RESUME_TIMEOUT_MS, capMs: USUAL_TIMEOUT_MS }, failures);
 }
 
 /** Whether the `failures`-th failure in a row is logged as a warning. */

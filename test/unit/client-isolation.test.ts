@@ -1,11 +1,12 @@
 /**
  * `mesh-provisioner/client` loads nothing of the server: a process that
  * imports it (through the package's own exports map) loads only the
- * client's, the protocol's and the keys' compiled files, and of the
- * dependencies only rxjs and @nats-io/nats-core. A resolve hook records
- * every module the ES loader resolves, and the CommonJS cache names every
- * file required beneath them, so an import added anywhere down the graph
- * (a static one, or one made while the module loads) is seen here.
+ * client's, the protocol's, the keys' and the retry policy's compiled
+ * files, and of the dependencies only rxjs and @nats-io/nats-core. A
+ * resolve hook records every module the ES loader resolves, and the
+ * CommonJS cache names every file required beneath them, so an import added
+ * anywhere down the graph (a static one, or one made while the module
+ * loads) is seen here.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -19,7 +20,7 @@ const root = fileURLToPath(new URL("../../../", import.meta.url));
 const src = join(root, "dist", "src") + sep;
 
 /** The folders of dist/src/ the client may load. */
-const ALLOWED_DIRS = ["client", "protocol", "keys"];
+const ALLOWED_DIRS = ["client", "protocol", "keys", "backoff"];
 /** The packages the client may load. */
 const ALLOWED_PACKAGES = ["rxjs", "@nats-io/nats-core"];
 /** The server's own dependencies, named so a failure says which one leaked. */
@@ -72,7 +73,7 @@ appendFileSync(${JSON.stringify(log)}, cjs.map((p) => "cjs:" + p).join("\\n") + 
   }
 }
 
-test("importing mesh-provisioner/client loads only the client's, the protocol's and the keys' files, rxjs and @nats-io/nats-core", () => {
+test("importing mesh-provisioner/client loads only the client's, the protocol's, the keys' and the retry policy's files, rxjs and @nats-io/nats-core", () => {
   const files = [...new Set(filesLoadedByTheClient())];
   const ours = files.filter((f) => f.startsWith(src)).map((f) => f.slice(src.length));
   assert.ok(ours.includes(join("client", "index.js")), `the hook saw the client's entry (saw ${ours.join(", ")})`);

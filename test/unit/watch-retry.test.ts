@@ -3,9 +3,7 @@ import assert from "node:assert/strict";
 import {
   attemptTimeoutMs,
   isTimeout,
-  retryWaitMs,
   warnsAt,
-  MAX_RETRY_MS,
   RESUME_TIMEOUT_MS,
   USUAL_TIMEOUT_MS,
   WARN_EVERY,
@@ -26,13 +24,8 @@ describe("how a watch retries", () => {
     assert.equal(attemptTimeoutMs({ reason: "start", failures: 1 }), 2 * RESUME_TIMEOUT_MS);
   });
 
-  test("a try that timed out has waited already and is retried after the base wait", () => {
-    for (const failures of [1, 5, 50]) assert.equal(retryWaitMs(failures, true, 250), 250);
-  });
-
-  test("fast failures back off, doubling, never beyond MAX_RETRY_MS", () => {
-    const waits = [1, 2, 3, 4, 10, 1000].map((f) => retryWaitMs(f, false, 250));
-    assert.deepEqual(waits, [500, 1000, MAX_RETRY_MS, MAX_RETRY_MS, MAX_RETRY_MS, MAX_RETRY_MS]);
+  test("a long outage's count keeps a try's timeout at the usual one", () => {
+    assert.equal(attemptTimeoutMs({ reason: "retry after: timeout", failures: 10_000 }), USUAL_TIMEOUT_MS);
   });
 
   test("a long outage warns on the first failure and then once every WARN_EVERY, not on every try", () => {

@@ -1,0 +1,80 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import type { NatsConnection } from "@nats-io/nats-core";
+import { watchView } from "../../src/client/watch.js";
+import { BACKOFF } from "../../src/backoff/backoff.js";
+import type { Answer, View } from "../../src/protocol/messages.js";
+import { holdTimeouts, settle } from "../helpers/timeouts.js";
+
+/** A connection with no service behind it: subscriptions that hear nothing, statuses the test sends. */
+function fakeConnection(): { nc: NatsConnection; status: (type: string) => void } {
+  const waiting: ((r: IteratorResult<{ type: string }>) => void)[] = [];
+  const queued: { type: string }[] = [];
+  const statuses = {
+    [Symbol.asyncIterator]: () => ({
+      next: () => {
+        const s = queued.shift();
+        return s !== undefined ? Promise.resolve({ value: s, done: false }) : new Promise<IteratorResult<{ type: string }>>((r) => waiting.push(r));
+      },
+    }),
+    stop: () => {
+      for (const w of waiting.splice(0)) w({ value: undefined, done: true });
+    },
+  };
+  const nc = {
+    subscribe: () => ({ unsubscribe: () => undefined }),
+    status: () => statuses,
+    flush: async () => undefined,
+    requestMany: async () => {
+      throw new Error("no responders");
+    },
+  } as unknown as NatsConnection;
+  const status = (type: string): void => {
+    const w = waiting.shift();
+    if (w !== undefined) w({ value: { type }, done: false });
+    else queued.push({ type });
+  };
+  return { nc, status };
+}
+
+test("a client watch whose snapshots fail asks again after waits by the retry policy, from the base again once a snapshot is taken", async (t) => {
+  const timeouts = holdTimeouts(t);
+  // The lowest draw: each wait is exactly half its ceiling.
+  t.mock.method(Math, "random", () => 0);
+  const { nc, status } = fakeConnection();
+  let failing = true;
+  let asked = 0;
+  const snapshot = async (): Promise<{ answer: Answer<"registry">; lowest: number }> => {
+    asked++;
+    if (failing) throw new Error("503");
+    return { answer: { what: "registry", revision: 7, entries: [], outOfShape: [] }, lowest: 7 };
+  };
+  const views: View<"registry">[] = [];
+  const sub = watchView(nc, snapshot, { what: "registry" }, { seatCheckMs: 0 }).subscribe((v) => views.push(v));
+  t.after(() => sub.unsubscribe());
+  await settle();
+  assert.equal(asked, 1);
+  const { baseMs, capMs } = BACKOFF.snapshot;
+  const waits: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    const retry = timeouts.at(-1)!;
+    waits.push(retry.ms);
+    retry.fire();
+    await settle();
+  }
+  assert.equal(asked, 9);
+  const ceilings = [baseMs, 2 * baseMs, 4 * baseMs, 8 * baseMs, 16 * baseMs, 32 * baseMs, capMs, capMs];
+  assert.deepEqual(waits, ceilings.map((c) => c / 2), "the wait grows and is capped");
+
+  failing = false;
+  timeouts.at(-1)!.fire();
+  await settle();
+  assert.equal(views.at(-1)?.synced, true);
+  const count = timeouts.length;
+  failing = true;
+  // Events may have been lost: a fresh snapshot, which fails.
+  status("reconnect");
+  await settle();
+  assert.equal(timeouts.length, count + 1);
+  assert.equal(timeouts.at(-1)!.ms, baseMs / 2, "back to the base");
+});
