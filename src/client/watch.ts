@@ -93,9 +93,9 @@ export function watchView<W extends What>(
     );
 
     // Events may have been lost: after a reconnect, or when the client could not keep up.
-    const status = nc.status();
+    // Once stopped, the loop leaves at the connection's next status event (its pings among them), which ends the iterator.
     void (async () => {
-      for await (const s of status) {
+      for await (const s of nc.status()) {
         if (stopped) break;
         if (s.type === "reconnect" || s.type === "slowConsumer") void take();
       }
@@ -135,7 +135,6 @@ export function watchView<W extends What>(
       stopped = true;
       clearTimeout(retryTimer);
       clearInterval(seatTimer);
-      (status as { stop?: () => void }).stop?.();
       for (const s of subs) s.unsubscribe();
     };
   });

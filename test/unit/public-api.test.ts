@@ -27,6 +27,7 @@ export const RULES: readonly Rule[] = [
   { name: "an undocumented Node Buffer method", pattern: /\b(?:utf8|latin1|ascii|ucs2|hex|base64|base64url)(?:Write|Slice)\b/ },
   { name: "a hidden option of the NATS client", pattern: /\bpendingLimit\b/ },
   { name: "a connection's internals reached through a cast", pattern: /\bas\s+\{\s*(?:protocol|options|outbound|parser|subscriptions)\??\s*:/ },
+  { name: "a method the declared type does not have, reached through a cast", pattern: /\bas\s+\{\s*(?:stop|close|destroy)\??\s*:/ },
 ];
 
 function sources(dir: string): string[] {
@@ -59,6 +60,7 @@ test("each rule catches the way past the public API it names, and leaves ordinar
     `buf.utf8Write(s, at);`,
     `...({ pendingLimit: 1 } as Partial<ConnectionOptions>),`,
     `const p = (nc as { options?: { inboxPrefix?: string } }).options;`,
+    `(status as { stop?: () => void }).stop?.();`,
   ];
   for (const line of caught) assert.ok(breaches(line).length >= 1, line);
   const fine = [
