@@ -53,6 +53,8 @@ export interface VerdictOptions {
 
 /** Fewer floors than this and a slope says nothing: the verdict is "too few samples". */
 export const MIN_WINDOWS = 4;
+/** Nor when a window holds fewer samples than this on average: a floor is the least of several reads, not one read. */
+export const MIN_SAMPLES_PER_WINDOW = 3;
 const MIB = 1024 * 1024;
 const HOUR_MS = 3_600_000;
 
@@ -97,8 +99,10 @@ export function floorVerdict(samples: readonly RssSample[], o: VerdictOptions): 
   const floors = windowMs > 0 ? secondHalfFloors(samples, windowMs) : [];
   const tol = o.toleranceMiBPerHour;
   const base = { toleranceMiBPerHour: tol, windowMs, floors };
-  if (floors.length < MIN_WINDOWS) {
-    return { ...base, state: "too few samples", slopeMiBPerHour: Number.NaN, text: `too few samples: ${floors.length} floor(s) in the second half, at least ${MIN_WINDOWS} needed` };
+  const inFloors = floors.length ? samples.filter((s) => s.atMs > floors[0]!.atMs - windowMs / 2).length : 0;
+  if (floors.length < MIN_WINDOWS || inFloors < MIN_SAMPLES_PER_WINDOW * floors.length) {
+    const text = `too few samples: ${floors.length} floor(s) of ${inFloors} samples in the second half; at least ${MIN_WINDOWS} floors of ${MIN_SAMPLES_PER_WINDOW} samples each needed`;
+    return { ...base, state: "too few samples", slopeMiBPerHour: Number.NaN, text };
   }
   const perHour = slope(floors.map((f) => ({ x: f.atMs / HOUR_MS, y: f.rssMiB })));
   const figures = `over the second half (${floors.length} floors, each the least RSS of ${fmtWindow(windowMs)}; tolerance ${tol} MiB/h)`;

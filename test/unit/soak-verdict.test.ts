@@ -59,10 +59,15 @@ test("a rise in the first half alone (the warm-up) levels off", () => {
   assert.equal(v.state, "levels off", v.text);
 });
 
-test("a short run gets shorter windows, as many as it needs; a single sample is too few", () => {
+test("a short run gets shorter windows, as many as it needs; too few samples to fill them is said so", () => {
   const v = floorVerdict(series(3, () => 100), opts);
+  assert.equal(v.state, "levels off");
   assert.equal(v.floors.length, MIN_WINDOWS);
   assert.equal(v.windowMs, (1.5 * MIN) / MIN_WINDOWS);
+  // Half a minute read every 5 s: four windows of 3.75 s, most holding one read or none.
+  const sparse = floorVerdict(series(0.5, () => 100), opts);
+  assert.equal(sparse.state, "too few samples");
+  assert.ok(Number.isNaN(sparse.slopeMiBPerHour));
   assert.equal(floorVerdict([{ atMs: 0, rssBytes: 100 * MIB }], opts).state, "too few samples");
 });
 
