@@ -79,7 +79,7 @@ export function secondHalfFloors(samples: readonly RssSample[], windowMs: number
   const first = ok[0]!.atMs;
   const last = ok[ok.length - 1]!.atMs;
   const halfSpan = (last - first) / 2;
-  // Whole windows only; the tiny epsilon keeps an exact fit (60 min / 10 min) from losing one to rounding.
+  // Whole windows only; the tiny epsilon keeps a half that is an exact multiple of the window from losing one to rounding.
   const count = Math.floor(halfSpan / windowMs + 1e-9);
   const floors: Floor[] = [];
   for (let k = count - 1; k >= 0; k--) {
