@@ -164,19 +164,8 @@ async function main(f: Flags, st: State): Promise<void> {
     writeJson(f.out, { complete, machine: m, config: { ...f, sampleMs: SAMPLE_MS }, load, service: { pid: svc.child.pid, syncMs: svc.syncMs, rssAfterSync: svc.rssAfterSync }, ownNodes: asker.ownNodes, minutes: rows, samples, phases, ...extra });
 
   let minuteLeast = Number.POSITIVE_INFINITY;
-  let died: string | undefined;
-  for (let k = 1; k <= total && !st.endEarly; k++) {
-    const wait = t0 + k * SAMPLE_MS - performance.now();
-    if (wait > 0) await sleep(wait);
-    if (svc.child.exited) {
-      died = `the service exited during the soak; last lines:\n${svc.child.tail()}`;
-      break;
-    }
-    const atMs = Math.round(performance.now() - t0);
-    const { rss } = readRss(svc.child.pid);
-    samples.push({ atMs, rssBytes: rss });
-    if (Number.isFinite(rss)) minuteLeast = Math.min(minuteLeast, rss);
-    if (k % SAMPLES_PER_MINUTE !== 0 && k !== total) continue;
+  /** A row for the samples since the last one: at each minute's end, and for the part-minute of a run ended early. */
+  const closeRow = async (atMs: number, rss: number): Promise<void> => {
     const heap = await readHeap(svc.url);
     const row: MinuteRow = {
       minute: round(atMs / 60_000, 1),
@@ -193,8 +182,29 @@ async function main(f: Flags, st: State): Promise<void> {
     minuteLeast = Number.POSITIVE_INFINITY;
     log(minuteLine(row));
     snapshot(false);
+  };
+  let died: string | undefined;
+  let sinceRow = 0;
+  for (let k = 1; k <= total && !st.endEarly; k++) {
+    const wait = t0 + k * SAMPLE_MS - performance.now();
+    if (wait > 0) await sleep(wait);
+    if (svc.child.exited) {
+      died = `the service exited during the soak; last lines:\n${svc.child.tail()}`;
+      break;
+    }
+    const atMs = Math.round(performance.now() - t0);
+    const { rss } = readRss(svc.child.pid);
+    samples.push({ atMs, rssBytes: rss });
+    sinceRow++;
+    if (Number.isFinite(rss)) minuteLeast = Math.min(minuteLeast, rss);
+    if (k % SAMPLES_PER_MINUTE === 0 || k === total) {
+      await closeRow(atMs, rss);
+      sinceRow = 0;
+    }
   }
   if (st.endEarly) log("ended early (Ctrl-C): reporting what was sampled");
+  const lastSample = samples[samples.length - 1];
+  if (sinceRow > 0 && lastSample && !died) await closeRow(lastSample.atMs, lastSample.rssBytes);
 
   const asks = await asker.stop();
   const writes = await writer.stop();
