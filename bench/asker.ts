@@ -36,7 +36,8 @@ export interface Asker {
   readonly sent: number;
 }
 
-function outcomeOf(err: unknown): Outcome {
+/** Why a request got no answer, from the error it failed with. */
+export function outcomeOf(err: unknown): Outcome {
   if (err instanceof TimeoutError || (err as Error | undefined)?.cause instanceof TimeoutError) return "timeout";
   if (err instanceof RequestError && err.isNoResponders()) return "noResponders";
   return "error";

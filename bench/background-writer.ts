@@ -37,11 +37,18 @@ export interface WriterResult {
 
 export interface BackgroundWriter {
   readonly running: boolean;
+  /** Counts so far, while it runs (a soak reports them as it goes). */
+  readonly progress: { readonly attempted: number; readonly acked: number; readonly errors: number; readonly skipped: number };
   /** Stop starting puts, wait (bounded) for those in flight, close the connection. */
   stop(): Promise<WriterResult>;
 }
 
-export async function startWriter(url: string, o: { rate: number; keys: number; exclude: ReadonlySet<string> }): Promise<BackgroundWriter> {
+/** `value(i, salt)`: key i's new value, `salt` counting the puts (default: common.ts's valueOf). */
+export async function startWriter(
+  url: string,
+  o: { rate: number; keys: number; exclude: ReadonlySet<string>; value?: (i: number, salt: number) => string },
+): Promise<BackgroundWriter> {
+  const value = o.value ?? valueOf;
   const nc: NatsConnection = await connectBench(url, "bench-writer", { noAsyncTraces: true });
   const kv = await openNeeds(nc);
   const nodes = Math.ceil(o.keys / KEYS_PER_NODE);
@@ -62,7 +69,7 @@ export async function startWriter(url: string, o: { rate: number; keys: number; 
   const one = async (): Promise<void> => {
     const i = pickKey();
     try {
-      await kv.put(keyOf(i), valueOf(i, salt++));
+      await kv.put(keyOf(i), value(i, salt++));
       res.acked++;
       const s = Math.floor((performance.now() - t0) / 1000);
       perSecond[s] = (perSecond[s] ?? 0) + 1;
@@ -90,6 +97,9 @@ export async function startWriter(url: string, o: { rate: number; keys: number; 
   return {
     get running() {
       return !stopping;
+    },
+    get progress() {
+      return { ...res };
     },
     async stop() {
       stopping = true;

@@ -63,8 +63,8 @@ export async function openNeeds(nc: NatsConnection): Promise<KV> {
   return new Kvm(jetstream(nc)).open(NEEDS_BUCKET);
 }
 
-/** Put keys 0..n-1 with `inFlight` puts outstanding; fails after `timeoutMs`. */
-export async function loadNeeds(kv: KV, n: number, inFlight: number, timeoutMs: number): Promise<LoadResult> {
+/** Put keys 0..n-1 with `inFlight` puts outstanding, key i's value `value(i)`; fails after `timeoutMs`. */
+export async function loadNeeds(kv: KV, n: number, inFlight: number, timeoutMs: number, value: (i: number) => string = valueOf): Promise<LoadResult> {
   const progress = new Progress("loading needs", n);
   const deadline = Date.now() + timeoutMs;
   const t0 = performance.now();
@@ -75,12 +75,12 @@ export async function loadNeeds(kv: KV, n: number, inFlight: number, timeoutMs: 
     while (next < n) {
       if (Date.now() > deadline) throw new Error(`loading ${n} keys took more than ${timeoutMs} ms (${done} done)`);
       const i = next++;
-      const value = valueOf(i);
-      valueBytes += value.length;
+      const v = value(i);
+      valueBytes += v.length;
       // A put that fails is retried a few times (a busy shared machine can time one out).
       for (let attempt = 1; ; attempt++) {
         try {
-          await kv.put(keyOf(i), value);
+          await kv.put(keyOf(i), v);
           break;
         } catch (err) {
           if (attempt >= 5) throw err;

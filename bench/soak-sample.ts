@@ -1,0 +1,46 @@
+/**
+ * What the soak reads of the service's memory, without touching it: VmRSS
+ * from /proc (as every bench phase reads it; no forced gc, the soak watches
+ * the process as it runs) and, from its own `/metrics`, the JS heap in use
+ * and the memory held outside the heap (ArrayBuffers, where the store keeps
+ * its entries). A read that fails gives NaN, never an exception: a sample
+ * missed is a gap in the series, not the end of the run.
+ */
+import { procMemory } from "./common.js";
+
+const METRICS_TIMEOUT_MS = 5000;
+const HEAP_USED = "mesh_provisioner_process_nodejs_heap_size_used_bytes";
+const EXTERNAL = "mesh_provisioner_process_nodejs_external_memory_bytes";
+
+export interface RssReading {
+  rss: number;
+  /** Peak VmRSS of the process so far. */
+  hwm: number;
+}
+
+export function readRss(pid: number): RssReading {
+  return procMemory(pid) ?? { rss: Number.NaN, hwm: Number.NaN };
+}
+
+export interface HeapReading {
+  heapUsed: number;
+  external: number;
+}
+
+/** The value of an unlabelled metric in Prometheus text, or NaN. */
+export function metricValue(text: string, name: string): number {
+  const m = new RegExp(`^${name} (\\S+)`, "m").exec(text);
+  return m ? Number(m[1]) : Number.NaN;
+}
+
+/** Heap used and external memory from the service's `/metrics` (its base URL, no trailing slash). */
+export async function readHeap(baseUrl: string): Promise<HeapReading> {
+  try {
+    const res = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(METRICS_TIMEOUT_MS) });
+    if (!res.ok) return { heapUsed: Number.NaN, external: Number.NaN };
+    const text = await res.text();
+    return { heapUsed: metricValue(text, HEAP_USED), external: metricValue(text, EXTERNAL) };
+  } catch {
+    return { heapUsed: Number.NaN, external: Number.NaN };
+  }
+}

@@ -1,0 +1,83 @@
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { floorVerdict, MIN_WINDOWS, type RssSample } from "../../bench/soak-verdict.js";
+import { fixedSizeValue, MIN_VALUE_BYTES } from "../../bench/soak-values.js";
+
+const MIB = 1024 * 1024;
+const MIN = 60_000;
+const opts = { windowMs: 10 * MIN, toleranceMiBPerHour: 2 };
+
+/** A sample every 5 s for `minutes`, RSS `mibAt(ms)` MiB. */
+const series = (minutes: number, mibAt: (ms: number, i: number) => number): RssSample[] =>
+  Array.from({ length: (minutes * MIN) / 5000 + 1 }, (_, i) => ({ atMs: i * 5000, rssBytes: mibAt(i * 5000, i) * MIB }));
+
+/** A gc sawtooth: climbs `height` MiB over `periodMs`, then drops back. */
+const sawtooth = (ms: number, periodMs: number, height: number): number => ((ms % periodMs) / periodMs) * height;
+
+/** Deterministic noise in [-1, 1) (a linear congruential generator), so a failure can be replayed. */
+function noise(seed: number): (i: number) => number {
+  const values: number[] = [];
+  let s = seed >>> 0;
+  return (i) => {
+    while (values.length <= i) {
+      s = (Math.imul(s, 1664525) + 1013904223) >>> 0;
+      values.push(s / 2 ** 31 - 1);
+    }
+    return values[i]!;
+  };
+}
+
+test("a flat series levels off, with a slope of zero", () => {
+  const v = floorVerdict(series(120, () => 190), opts);
+  assert.equal(v.state, "levels off");
+  assert.equal(v.slopeMiBPerHour, 0);
+  assert.equal(v.floors.length, 6, "the second hour in six 10-minute windows");
+  assert.match(v.text, /^levels off: the RSS floor moved \+0\.0 MiB\/h/);
+});
+
+test("a floor rising under the sawtooth is reported as still rising, by about its rate", () => {
+  // The earlier soak's rise (about half a MiB a minute) under a 3-minute, 15 MiB sawtooth.
+  const v = floorVerdict(series(120, (ms) => 185 + (ms / MIN) * 0.5 + sawtooth(ms, 3 * MIN, 15)), opts);
+  assert.equal(v.state, "still rising");
+  assert.ok(Math.abs(v.slopeMiBPerHour - 30) < 2, `slope ${v.slopeMiBPerHour}`);
+  assert.match(v.text, /^still rising by 3\d\.\d MiB\/h/);
+});
+
+test("a noisy but flat series levels off: sawtooth peaks, jitter and spikes do not read as a rise", () => {
+  const jitter = noise(20261203);
+  const spikes = noise(7);
+  const v = floorVerdict(
+    series(120, (ms, i) => 190 + sawtooth(ms, 170_000, 20) + 1.5 * jitter(i) + (spikes(i) > 0.95 ? 40 : 0)),
+    opts,
+  );
+  assert.equal(v.state, "levels off", v.text);
+  assert.ok(Math.abs(v.slopeMiBPerHour) < 2, `slope ${v.slopeMiBPerHour}`);
+});
+
+test("a rise in the first half alone (the warm-up) levels off", () => {
+  const v = floorVerdict(series(120, (ms) => (ms < 30 * MIN ? 150 + (ms / MIN) * 1.5 : 195) + sawtooth(ms, 2 * MIN, 10)), opts);
+  assert.equal(v.state, "levels off", v.text);
+});
+
+test("a short run gets shorter windows, as many as it needs; too few samples to fill them is said so", () => {
+  const v = floorVerdict(series(3, () => 100), opts);
+  assert.equal(v.state, "levels off");
+  assert.equal(v.floors.length, MIN_WINDOWS);
+  assert.equal(v.windowMs, (1.5 * MIN) / MIN_WINDOWS);
+  // Half a minute read every 5 s: four windows of 3.75 s, most holding one read or none.
+  const sparse = floorVerdict(series(0.5, () => 100), opts);
+  assert.equal(sparse.state, "too few samples");
+  assert.ok(Number.isNaN(sparse.slopeMiBPerHour));
+  assert.equal(floorVerdict([{ atMs: 0, rssBytes: 100 * MIB }], opts).state, "too few samples");
+});
+
+test("soak values are exactly the size asked for, whatever the key and the put count", () => {
+  for (const bytes of [MIN_VALUE_BYTES, 128, 1000]) {
+    for (const [i, salt] of [[0, 0], [99_999, 1], [4_999_999, 123_456_789_012_345]] as const) {
+      const v = fixedSizeValue(i, salt, bytes);
+      assert.equal(Buffer.byteLength(v), bytes);
+      assert.doesNotThrow(() => JSON.parse(v));
+    }
+  }
+  assert.throws(() => fixedSizeValue(0, 0, MIN_VALUE_BYTES - 1), RangeError);
+});
