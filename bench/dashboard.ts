@@ -35,7 +35,8 @@ import type { Browser } from "playwright-core";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { startNatsServer, type RunningNatsServer } from "../src/embedded/nats-server.js";
 import { startWriter, type BackgroundWriter } from "./background-writer.js";
-import { killAllNow, ROOT, stopAll } from "./children.js";
+import { ROOT, stopAll } from "./children.js";
+import { runBench, UsageError } from "./entry.js";
 import { connectBench, KEYS_PER_NODE, nodeCount, round, sleep } from "./common.js";
 import { CHROMIUM, launchChromium } from "./dashboard-browser.js";
 import { nodeLivePhase, overviewLive, putShown, type PhaseContext } from "./dashboard-phases.js";
@@ -59,7 +60,6 @@ const LIVE_TIMEOUT_MS = 60_000;
 /** The writer runs this long before anything is measured under it. */
 const WRITER_WARM_UP_MS = 2000;
 
-class UsageError extends Error {}
 
 function parseFlags(argv: readonly string[]): Flags {
   const f: Flags = { keys: 100_000, runs: 5, samples: 20, rate: 1000, holdMs: 5000, out: undefined };
@@ -209,25 +209,4 @@ async function cleanup(state: State): Promise<void> {
   await state.server?.stop().catch(() => undefined);
 }
 
-const state: State = {};
-process.on("exit", killAllNow);
-let interrupted = false;
-for (const sig of ["SIGINT", "SIGTERM", "SIGHUP"] as const) {
-  process.on(sig, () => {
-    if (interrupted) return;
-    interrupted = true;
-    log(`${sig}: stopping the browser, the service and the server`);
-    void cleanup(state).finally(() => process.exit(130));
-  });
-}
-
-try {
-  const flags = parseFlags(process.argv.slice(2));
-  await main(flags, state);
-  await cleanup(state);
-} catch (err) {
-  // After a signal the error is only the browser or the server going away under the measurement.
-  if (!interrupted) log(`FAILED: ${err instanceof UsageError ? err.message : ((err as Error).stack ?? String(err))}`);
-  await cleanup(state);
-  process.exitCode = 1;
-}
+await runBench({ log, parseFlags, main, cleanup, state: {} as State, signals: ["SIGINT", "SIGTERM", "SIGHUP"], quietAfterSignal: true });

@@ -34,7 +34,8 @@ import { startNatsServer, type RunningNatsServer } from "../src/embedded/nats-se
 import { VERB_SUBJECT } from "../src/protocol/subjects.js";
 import { burstPhase } from "./burst.js";
 import { connectBench, ECHO_SUBJECT, nodeCount, PROBE_NODE, round } from "./common.js";
-import { killAllNow, ROOT, spawnAnchor, stopAll } from "./children.js";
+import { ROOT, spawnAnchor, stopAll } from "./children.js";
+import { runBench, UsageError } from "./entry.js";
 import { ensureServiceBuckets, loadNeeds, openNeeds } from "./load.js";
 import type { Measured } from "./measured.js";
 import { cyclingTarget, fixedTarget, interleavedLatency, jsonBody, needsBodies } from "./measure.js";
@@ -70,7 +71,6 @@ const USAGE =
   "usage: npm run bench -- [--keys N] [--runs R] [--out FILE] [--quick] [--cpu-prof] [--put-rate P] [--burst N] [--trace-gc] [--service-node-flags F] [--startup-rate W] [--only-startup]";
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 
-class UsageError extends Error {}
 
 function parseFlags(argv: readonly string[]): Flags {
   const f: Flags = { keys: 100_000, runs: 3, out: join(ROOT, "bench-results", `${stamp}.json`), quick: false, cpuProf: false, traceGc: false, serviceNodeFlags: [], putRate: 1000, burst: undefined, startupRate: 500, onlyStartup: false };
@@ -273,24 +273,4 @@ async function cleanup(state: { server?: RunningNatsServer; nc?: NatsConnection 
   await state.server?.stop().catch(() => undefined);
 }
 
-const state: { server?: RunningNatsServer; nc?: NatsConnection } = {};
-process.on("exit", killAllNow);
-let interrupted = false;
-for (const sig of ["SIGINT", "SIGTERM"] as const) {
-  process.on(sig, () => {
-    if (interrupted) return;
-    interrupted = true;
-    log(`${sig}: stopping the children and the server`);
-    void cleanup(state).finally(() => process.exit(130));
-  });
-}
-
-try {
-  const flags = parseFlags(process.argv.slice(2));
-  await main(flags, state);
-  await cleanup(state);
-} catch (err) {
-  log(`failed: ${err instanceof UsageError ? err.message : ((err as Error).stack ?? String(err))}`);
-  await cleanup(state);
-  process.exitCode = 1;
-}
+await runBench({ log, parseFlags, main, cleanup, state: {} });

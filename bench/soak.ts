@@ -28,7 +28,8 @@ import { parseArgs } from "node:util";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { startNatsServer, type RunningNatsServer } from "../src/embedded/nats-server.js";
 import { startWriter, type BackgroundWriter } from "./background-writer.js";
-import { killAllNow, ROOT, stopAll } from "./children.js";
+import { ROOT, stopAll } from "./children.js";
+import { runBench, UsageError } from "./entry.js";
 import { connectBench, nodeCount, round, sleep } from "./common.js";
 import { startHttpService } from "./dashboard-service.js";
 import { ensureServiceBuckets, loadNeeds, openNeeds } from "./load.js";
@@ -60,7 +61,6 @@ const USAGE = `usage: npm run soak -- [--minutes M] [--keys N] [--rate P] [--ask
   --server BIN        the nats-server binary (else NATS_SERVER_BIN, PATH, /usr/sbin/nats-server)
   --out FILE          the JSON (default bench-results/soak-<stamp>.json)`;
 
-class UsageError extends Error {}
 
 interface Flags {
   minutes: number;
@@ -237,27 +237,12 @@ async function cleanup(st: State): Promise<void> {
   await st.server?.stop().catch(() => undefined);
 }
 
-const state: State = { endEarly: false };
-process.on("exit", killAllNow);
-for (const sig of ["SIGINT", "SIGTERM"] as const) {
-  process.on(sig, () => {
-    // Before the churn there is nothing to report: the first Ctrl-C stops at once.
-    if (!state.endEarly && sig === "SIGINT" && state.asker) {
-      state.endEarly = true;
-      log("SIGINT: ending the churn at the next sample (again to stop at once)");
-      return;
-    }
-    log(`${sig}: stopping the service and the server`);
-    void cleanup(state).finally(() => process.exit(130));
-  });
+/** Before the churn there is nothing to report: the first Ctrl-C then stops at once like any signal. */
+function endChurnEarly(sig: NodeJS.Signals, st: State): boolean {
+  if (st.endEarly || sig !== "SIGINT" || !st.asker) return false;
+  st.endEarly = true;
+  log("SIGINT: ending the churn at the next sample (again to stop at once)");
+  return true;
 }
 
-try {
-  const flags = parseFlags(process.argv.slice(2));
-  await main(flags, state);
-  await cleanup(state);
-} catch (err) {
-  log(`failed: ${err instanceof UsageError ? err.message : ((err as Error).stack ?? String(err))}`);
-  await cleanup(state);
-  process.exitCode = 1;
-}
+await runBench({ log, parseFlags, main, cleanup, state: { endEarly: false } as State, handleSignal: endChurnEarly });
