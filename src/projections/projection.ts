@@ -163,6 +163,12 @@ export class Projection {
         this.synced$.next(true);
         return;
       }
+      case "reached":
+        // Only a projection that is caught up takes it: one holding a catch-up or rebuilding gets there by its sync.
+        if (!this.everSynced || this.catchUp !== undefined || this.rebuilding || ev.lastSeq <= this.writable.revision) return;
+        this.writable.markSynced(ev.lastSeq);
+        this.revision$.next(this.writable.revision);
+        return;
       case "pending":
         // A snapshot's size is known before its first entry: the store takes room for it at once instead of
         // growing step by step (a resume's count may be mostly updates of keys it holds: no room is taken then).

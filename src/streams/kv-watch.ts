@@ -14,7 +14,11 @@
  *   (repeats are possible; the store ignores revisions it already applied);
  * - a watch that dies without a disconnect (its consumer deleted, heartbeats
  *   missed, or simply no progress while the stream is ahead of what was
- *   applied, checked every second) is restarted the same way.
+ *   applied, checked every second) is restarted the same way;
+ * - a stream whose last sequence is ahead of what was applied while it holds
+ *   no message after it (the last messages were deleted, purged or expired)
+ *   is at its end: the projection is told it has reached that sequence
+ *   (`stream-tail.ts` asks the stream's leader).
  *
  * Which consumer a start asks for, and how long its creation is waited for,
  * is `consumer-plan.ts`; an instance's watches take turns to create their
@@ -36,6 +40,7 @@ import { Backoff, BACKOFF } from "../backoff/backoff.js";
 import { creationTimeoutMs, messagesCovered, planStart, sameStart, watchConsumerConfig, watchFilter, type StreamState, type WatchStart } from "./consumer-plan.js";
 import { CreationGate } from "./creation-gate.js";
 import { deliver, type Delivery, type RawEntry } from "./delivery.js";
+import { firstSeqFrom } from "./stream-tail.js";
 
 export type { RawEntry } from "./delivery.js";
 
@@ -45,6 +50,12 @@ export type WatchEvent =
   | { readonly type: "pending"; readonly count: number }
   /** Everything up to `lastSeq` of the stream has been delivered. */
   | { readonly type: "synced"; readonly lastSeq: number }
+  /**
+   * After a sync: the stream holds no message after the last one delivered,
+   * and its last sequence is `lastSeq` (the messages after the last one
+   * delivered were deleted, purged or expired): the projection is at `lastSeq`.
+   */
+  | { readonly type: "reached"; readonly lastSeq: number }
   /** The watch is being re-established; the data may have a gap until the next `synced`. */
   | { readonly type: "resuming"; readonly reason: string; readonly fromRevision: number }
   /**
@@ -188,6 +199,11 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
           subscriber.next({ type: "synced", lastSeq: upTo });
         };
         caughtUp = markSynced;
+        reached = (upTo: number): void => {
+          if (gen !== generation) return;
+          if (!synced) markSynced(upTo);
+          else subscriber.next({ type: "reached", lastSeq: upTo });
+        };
         // Nothing to deliver: the projection is at `from`, or, for a stream that holds no message at all, at its end.
         if (pending === 0) markSynced(state.messages === 0 ? lastSeq : Math.min(lastSeq, from));
         else subscriber.next({ type: "pending", count: pending });
@@ -252,6 +268,8 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
     let behind: { applied: number; lastSeq: number } | undefined;
     /** The current consumer's "synced" mark, for the stall check to set when it finds the projection at the stream's end. */
     let caughtUp: ((upTo: number) => void) | undefined;
+    /** The current consumer's mark of a stream end past the last message applied (none holds a message after it). */
+    let reached: ((upTo: number) => void) | undefined;
     let checking = false;
     const checkStall = async (): Promise<void> => {
       if (stopped || checking || current === undefined || nc.isClosed()) return;
@@ -275,7 +293,12 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       else if (behind === undefined || behind.applied !== applied) behind = { applied, lastSeq };
       else {
         behind = undefined;
-        onEnded(gen, `the watch stalled: the stream is at ${lastSeq}, the projection at ${applied}`, 0);
+        // Nothing applied since the last check, the stream's last sequence ahead: either every message after
+        // `applied` is gone (deleted, purged, expired), and the projection is at the stream's end, or the watch stalled.
+        const next = await firstSeqFrom(nc, stream, applied + 1, `${prefix}>`, RESUME_TIMEOUT_MS).catch(() => -1);
+        if (stopped || gen !== generation) return;
+        if (next === undefined) reached?.(lastSeq);
+        else onEnded(gen, `the watch stalled: the stream is at ${lastSeq}, the projection at ${applied}`, 0);
       }
     };
     const stallTimer =
