@@ -25,8 +25,8 @@ export interface HttpService {
   readonly peakRssAtSync: number;
 }
 
-export async function startHttpService(natsUrl: string, timeoutMs: number): Promise<HttpService> {
-  const child = spawnService(natsUrl, [], ["--http", "127.0.0.1:0"]);
+export async function startHttpService(natsUrl: string, timeoutMs: number, serveArgs: readonly string[] = []): Promise<HttpService> {
+  const child = spawnService(natsUrl, [], ["--http", "127.0.0.1:0", ...serveArgs]);
   const serving = child.waitFor(
     "stderr",
     (l) => {

@@ -7,6 +7,7 @@
  *   flags: --minutes M  --keys N  --rate P (puts/s)  --ask-rate A (asks/s)
  *          --value-bytes B  --window-minutes W  --tolerance T (MiB/h)
  *          --server BIN (else NATS_SERVER_BIN, PATH, /usr/sbin)  --out FILE
+ *          --serve-args "A B"  (more flags for the service's `serve`)
  *
  * It starts a private nats-server, loads N needs with values of one fixed
  * size, starts the service as the bench does (its own process, so its RSS is
@@ -50,7 +51,7 @@ const ASK_MAX_OUTSTANDING = 256;
 /** The nodes that ask their own needs over and over. */
 const OWN_NODES = 8;
 
-const USAGE = `usage: npm run soak -- [--minutes M] [--keys N] [--rate P] [--ask-rate A] [--value-bytes B] [--window-minutes W] [--tolerance T] [--server BIN] [--out FILE]
+const USAGE = `usage: npm run soak -- [--minutes M] [--keys N] [--rate P] [--ask-rate A] [--value-bytes B] [--window-minutes W] [--tolerance T] [--server BIN] [--out FILE] [--serve-args "A B"]
   --minutes M         how long the churn runs (default 120; fractions allowed)
   --keys N            needs loaded, 100 per node (default 100000)
   --rate P            updates of existing needs per second (default 1300)
@@ -59,7 +60,8 @@ const USAGE = `usage: npm run soak -- [--minutes M] [--keys N] [--rate P] [--ask
   --window-minutes W  the RSS floor is the least RSS of each W minutes (default 10)
   --tolerance T       a floor rising by at most T MiB/h over the second half levels off (default 2)
   --server BIN        the nats-server binary (else NATS_SERVER_BIN, PATH, /usr/sbin/nats-server)
-  --out FILE          the JSON (default bench-results/soak-<stamp>.json)`;
+  --out FILE          the JSON (default bench-results/soak-<stamp>.json)
+  --serve-args "A B"  more flags for the service's serve, split on spaces (e.g. "--heap-growing 0")`;
 
 
 interface Flags {
@@ -71,6 +73,7 @@ interface Flags {
   windowMinutes: number;
   tolerance: number;
   out: string;
+  serveArgs: string[];
 }
 
 function parseFlags(argv: string[]): Flags {
@@ -80,7 +83,7 @@ function parseFlags(argv: string[]): Flags {
     ({ values } = parseArgs({
       args: argv,
       options: Object.fromEntries(
-        ["minutes", "keys", "rate", "ask-rate", "value-bytes", "window-minutes", "tolerance", "server", "out"].map((k) => [k, { type: "string" as const }]),
+        ["minutes", "keys", "rate", "ask-rate", "value-bytes", "window-minutes", "tolerance", "server", "out", "serve-args"].map((k) => [k, { type: "string" as const }]),
       ),
       strict: true,
       allowPositionals: false,
@@ -111,6 +114,7 @@ function parseFlags(argv: string[]): Flags {
     windowMinutes: num("window-minutes", 10, 0.5, 24 * 60, false),
     tolerance: num("tolerance", 2, 0, 1000, false),
     out: typeof values["out"] === "string" && values["out"] ? values["out"] : join(ROOT, "bench-results", `soak-${stamp}.json`),
+    serveArgs: typeof values["serve-args"] === "string" ? values["serve-args"].split(" ").filter(Boolean) : [],
   };
 }
 
@@ -140,7 +144,7 @@ async function main(f: Flags, st: State): Promise<void> {
   const load = await loadNeeds(await openNeeds(nc), f.keys, 256, 60_000 + f.keys * 2, (i) => value(i, 0));
   log(`loaded ${load.keys} keys in ${(load.ms / 1000).toFixed(1)} s (${load.putsPerSecond}/s, values ${load.valueBytes} B)`);
 
-  const svc = await startHttpService(server.url, 60_000 + f.keys / 2);
+  const svc = await startHttpService(server.url, 60_000 + f.keys / 2, f.serveArgs);
   log(`service (pid ${svc.child.pid}) synced in ${svc.syncMs} ms, RSS ${toMiB(svc.rssAfterSync)} MiB after a forced gc; metrics at ${svc.url}/metrics`);
 
   const writer = (st.writer = await startWriter(server.url, { rate: f.rate, keys: f.keys, exclude: new Set(), value }));
