@@ -15,6 +15,7 @@ export interface MinuteRow {
   rssMinMiB: number;
   /** JS heap in use and memory outside it (the service's /metrics), MiB; NaN when not read. */
   heapUsedMiB: number;
+  heapTotalMiB: number;
   externalMiB: number;
   updates: number;
   asks: number;
@@ -30,15 +31,15 @@ const fmt = (x: number, digits = 1): string => (Number.isFinite(x) ? x.toFixed(d
 
 export function minuteLine(r: MinuteRow): string {
   return (
-    `min ${r.minute}: RSS ${fmt(r.rssMiB)} MiB (least this minute ${fmt(r.rssMinMiB)}), heap ${fmt(r.heapUsedMiB)} MiB, ` +
+    `min ${r.minute}: RSS ${fmt(r.rssMiB)} MiB (least this minute ${fmt(r.rssMinMiB)}), heap ${fmt(r.heapUsedMiB)} of ${fmt(r.heapTotalMiB)} MiB, ` +
     `external ${fmt(r.externalMiB)} MiB; ${r.updates} updates, ${r.asks} asks, ${r.failed} failed; load ${fmt(r.load1, 2)}`
   );
 }
 
-const COLUMNS = ["minute", "RSS MiB", "least RSS MiB", "heap MiB", "external MiB", "updates", "asks", "failed"] as const;
+const COLUMNS = ["minute", "RSS MiB", "least RSS MiB", "heap MiB", "heap reserved MiB", "external MiB", "updates", "asks", "failed"] as const;
 
 export function minuteTable(rows: readonly MinuteRow[]): string {
-  const cells = rows.map((r) => [String(r.minute), fmt(r.rssMiB), fmt(r.rssMinMiB), fmt(r.heapUsedMiB), fmt(r.externalMiB), String(r.updates), String(r.asks), String(r.failed)]);
+  const cells = rows.map((r) => [String(r.minute), fmt(r.rssMiB), fmt(r.rssMinMiB), fmt(r.heapUsedMiB), fmt(r.heapTotalMiB), fmt(r.externalMiB), String(r.updates), String(r.asks), String(r.failed)]);
   const widths = COLUMNS.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
   const line = (row: readonly string[]): string => `| ${row.map((c, i) => c.padStart(widths[i]!)).join(" | ")} |`;
   return [line(COLUMNS), `|${widths.map((w) => "-".repeat(w + 1) + ":").join("|")}|`, ...cells.map(line)].join("\n");

@@ -2,7 +2,7 @@
  * What the soak reads of the service's memory, without touching it: VmRSS
  * from /proc (as every bench phase reads it; no forced gc, the soak watches
  * the process as it runs) and, from its own `/metrics`, the JS heap in use
- * and the memory held outside the heap (ArrayBuffers, where the store keeps
+ * and reserved, and the memory held outside the heap (ArrayBuffers, where the store keeps
  * its entries). A read that fails gives NaN, never an exception: a sample
  * missed is a gap in the series, not the end of the run.
  */
@@ -10,6 +10,7 @@ import { procMemory } from "./common.js";
 
 const METRICS_TIMEOUT_MS = 5000;
 const HEAP_USED = "mesh_provisioner_process_nodejs_heap_size_used_bytes";
+const HEAP_TOTAL = "mesh_provisioner_process_nodejs_heap_size_total_bytes";
 const EXTERNAL = "mesh_provisioner_process_nodejs_external_memory_bytes";
 
 export interface RssReading {
@@ -24,6 +25,8 @@ export function readRss(pid: number): RssReading {
 
 export interface HeapReading {
   heapUsed: number;
+  /** What V8 has reserved for the heap: it grows to the next full collection's limit and is resident while held. */
+  heapTotal: number;
   external: number;
 }
 
@@ -37,10 +40,10 @@ export function metricValue(text: string, name: string): number {
 export async function readHeap(baseUrl: string): Promise<HeapReading> {
   try {
     const res = await fetch(`${baseUrl}/metrics`, { signal: AbortSignal.timeout(METRICS_TIMEOUT_MS) });
-    if (!res.ok) return { heapUsed: Number.NaN, external: Number.NaN };
+    if (!res.ok) return { heapUsed: Number.NaN, heapTotal: Number.NaN, external: Number.NaN };
     const text = await res.text();
-    return { heapUsed: metricValue(text, HEAP_USED), external: metricValue(text, EXTERNAL) };
+    return { heapUsed: metricValue(text, HEAP_USED), heapTotal: metricValue(text, HEAP_TOTAL), external: metricValue(text, EXTERNAL) };
   } catch {
-    return { heapUsed: Number.NaN, external: Number.NaN };
+    return { heapUsed: Number.NaN, heapTotal: Number.NaN, external: Number.NaN };
   }
 }

@@ -176,6 +176,7 @@ async function main(f: Flags, st: State): Promise<void> {
       rssMiB: toMiB(rss),
       rssMinMiB: toMiB(minuteLeast === Number.POSITIVE_INFINITY ? Number.NaN : minuteLeast),
       heapUsedMiB: toMiB(heap.heapUsed),
+      heapTotalMiB: toMiB(heap.heapTotal),
       externalMiB: toMiB(heap.external),
       updates: writer.progress.acked,
       asks: asker.counts.sent,
