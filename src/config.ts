@@ -50,6 +50,9 @@ export interface ServeConfig {
   readonly bucketLimits: BucketLimits;
   /** Past these, a node is named as flooding. */
   readonly floodLimits: FloodLimits;
+  /** How often the seat's holder writes the checkpoints that are due (0: never), and their bucket's size. */
+  readonly checkpointEveryMs: number;
+  readonly checkpointMaxBytes: number;
 }
 
 /** Raw flag values as commander hands them over (all optional strings). */
@@ -61,7 +64,7 @@ export type ServeFlags = ConnectionFlags &
   Partial<
     Record<
       | "registryInterval" | "seatTtl" | "replicas" | "http" | "httpToken" | "maxWait" | "driftDelay" | "logLevel" | "heapGrowing"
-      | "maxValueBytes" | "bucketMaxBytes" | "floodKeys" | "floodBytes",
+      | "maxValueBytes" | "bucketMaxBytes" | "floodKeys" | "floodBytes" | "checkpointEvery" | "checkpointMaxBytes",
       string
     >
   >;
@@ -165,6 +168,8 @@ export function serveConfig(flags: ServeFlags, env: Env = process.env): ServeCon
       keys: positiveInt(flags.floodKeys ?? SERVE_DEFAULTS.floodKeys, "--flood-keys", Number.MAX_SAFE_INTEGER),
       bytes: parseSize(flags.floodBytes ?? SERVE_DEFAULTS.floodBytes, "--flood-bytes"),
     },
+    checkpointEveryMs: flags.checkpointEvery?.trim() === "0" ? 0 : parseDuration(flags.checkpointEvery ?? SERVE_DEFAULTS.checkpointEvery, "--checkpoint-every"),
+    checkpointMaxBytes: parseSize(flags.checkpointMaxBytes ?? SERVE_DEFAULTS.checkpointMaxBytes, "--checkpoint-max-bytes"),
     heapGrowingPercent: percent(pick(flags.heapGrowing, env, "MESH_PROVISIONER_HEAP_GROWING") ?? SERVE_DEFAULTS.heapGrowing, "--heap-growing"),
   };
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(cfg.logLevel)) {

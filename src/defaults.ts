@@ -7,6 +7,7 @@
  * so a default is changed in this file alone.
  */
 import { parseSize } from "./size.js";
+import { parseDuration } from "./duration.js";
 import type { BucketLimits } from "./streams/buckets.js";
 import type { FloodLimits } from "./overview/flood.js";
 
@@ -31,6 +32,10 @@ export const SERVE_DEFAULTS = Object.freeze({
   floodBytes: "16MiB",
   /** The next full collection once the heap is 4x what the last one left live (see heap.ts). */
   heapGrowing: "300",
+  /** How often the seat's holder writes the checkpoints that are due: short enough that a restart under steady writes catches up in seconds. */
+  checkpointEvery: "5m",
+  /** The checkpoints' bucket's size: room for a checkpoint of each node bucket and the one replacing it. */
+  checkpointMaxBytes: "1GiB",
   logLevel: "info",
 });
 
@@ -52,4 +57,10 @@ export const DEFAULT_BUCKET_LIMITS: BucketLimits = Object.freeze({
 export const DEFAULT_FLOOD_LIMITS: FloodLimits = Object.freeze({
   keys: Number(SERVE_DEFAULTS.floodKeys),
   bytes: parseSize(SERVE_DEFAULTS.floodBytes),
+});
+
+/** The checkpoints' schedule and bucket size by default. */
+export const DEFAULT_CHECKPOINT_LIMITS = Object.freeze({
+  everyMs: parseDuration(SERVE_DEFAULTS.checkpointEvery),
+  maxBytes: parseSize(SERVE_DEFAULTS.checkpointMaxBytes),
 });

@@ -21,7 +21,7 @@ import { Backoff, BACKOFF } from "./backoff/backoff.js";
 import { startSyncProgress } from "./projections/sync-progress.js";
 import { MeshOverview } from "./overview/overview.js";
 import type { FloodLimits } from "./overview/flood.js";
-import { DEFAULT_BUCKET_LIMITS, DEFAULT_FLOOD_LIMITS } from "./defaults.js";
+import { DEFAULT_BUCKET_LIMITS, DEFAULT_CHECKPOINT_LIMITS, DEFAULT_FLOOD_LIMITS } from "./defaults.js";
 import { allSynced } from "./streams/synced.js";
 import { kvRegistryWriter } from "./reconcile/apply.js";
 import { conditionalRegistryWrites } from "./reconcile/write-mode.js";
@@ -33,6 +33,8 @@ import { startFeed } from "./feed/publisher.js";
 import { VERSION } from "./version.js";
 import { permissionsError } from "./permissions/violation.js";
 import type { ProvisionerReader } from "./http/reader.js";
+import { CheckpointTally } from "./checkpoints/tally.js";
+import { startCheckpoints } from "./checkpoints/lifecycle.js";
 
 export interface ProvisionerOptions {
   readonly registryIntervalMs: number;
@@ -52,6 +54,10 @@ export interface ProvisionerOptions {
   readonly progressEveryMs?: number;
   /** Called once per verb request (metrics). */
   readonly observe?: (status: number, what: string, seconds: number) => void;
+  /** How often the seat's holder looks at writing checkpoints (0: it never writes any; starts still load them). */
+  readonly checkpointEveryMs?: number;
+  /** The checkpoints' bucket's size limit. */
+  readonly checkpointMaxBytes?: number;
 }
 
 /** A running provisioner; the HTTP side and the dump read it as a ProvisionerReader. */
@@ -66,6 +72,8 @@ export interface Provisioner extends ProvisionerReader {
   readonly seat: Seat;
   /** The consumer creations this instance's watches asked for, by bucket. */
   readonly consumers: CreationTally;
+  /** How each projection started (from a checkpoint or whole) and the checkpoints this instance wrote. */
+  readonly checkpoints: CheckpointTally;
   /** Resolves once every projection has finished its first sync. */
   readonly synced: Promise<void>;
   stop(): Promise<void>;
@@ -160,11 +168,22 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   // The watches take turns to create their consumers (see creation-gate.ts), and every creation is counted.
   const gate = new CreationGate();
   const consumers = new CreationTally();
+  for (const what of WHATS) projections[what] = new Projection(specFor(what, kinds), log, what === "registry" ? undefined : overview.observerFor(what));
+  // The node buckets' projections start from their checkpoints where one may be used (before their watches start).
+  const checkpoints = await startCheckpoints({
+    js,
+    jsm,
+    projections: { needs: projections.needs, applied: projections.applied, collect: projections.collect },
+    isHolder: () => seat.isHolder,
+    replicas: opts.replicas,
+    maxBytes: opts.checkpointMaxBytes ?? DEFAULT_CHECKPOINT_LIMITS.maxBytes,
+    everyMs: opts.checkpointEveryMs ?? DEFAULT_CHECKPOINT_LIMITS.everyMs,
+    log,
+  });
   for (const what of WHATS) {
-    const p = new Projection(specFor(what, kinds), log, what === "registry" ? undefined : overview.observerFor(what));
-    projections[what] = p;
+    const p = projections[what];
     const deps = { nc, log, inboxPrefix: opts.inboxPrefix, gate, onCreation: consumers.record };
-    subs.push(p.connect(watchBucket(deps, { bucket: BUCKETS[what], fromRevision: () => p.received })));
+    subs.push(p.connect(watchBucket(deps, { bucket: BUCKETS[what], fromRevision: () => p.received, restart$: p.restart$ })));
   }
   const progress = startSyncProgress(projections, log, opts.progressEveryMs);
 
@@ -192,7 +211,11 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     maxWaitMs: opts.maxWaitMs,
     observe: opts.observe,
     lastSeq: async (bucket) => (await jsm.streams.info(streamName(bucket))).state.last_seq,
-    statsData: () => ({ seat: { holder: seat.holder ?? null, isHolder: seat.isHolder, instance: seat.instance }, consumers: consumers.snapshot() }),
+    statsData: () => ({
+      seat: { holder: seat.holder ?? null, isHolder: seat.isHolder, instance: seat.instance },
+      consumers: consumers.snapshot(),
+      checkpoints: checkpoints.tally.snapshot(),
+    }),
   });
   try {
     await verb.start();
@@ -219,8 +242,9 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     (stopping ??= (async () => {
       progress.stop();
       await verb.stop();
-      // Finish the write in flight, then hand the seat over.
+      // Finish the write in flight and bring the checkpoints up to date, then hand the seat over.
       await reconciler.stop();
+      await checkpoints.stop(seat.isHolder);
       await seat.release();
       for (const s of subs) s.unsubscribe();
       for (const w of WHATS) projections[w].stop();
@@ -235,7 +259,8 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   })().catch(() => undefined);
   const connected = (): boolean => up && !nc.isClosed();
 
-  return { nc, jsm, connected, projections, overview, reconciler, verb, seat, consumers, synced, stop };
+  checkpoints.startWriting();
+  return { nc, jsm, connected, projections, overview, reconciler, verb, seat, consumers, checkpoints: checkpoints.tally, synced, stop };
 }
 
 export { ProvisionerError };

@@ -58,6 +58,8 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
         inboxPrefix: cfg.connection.inboxPrefix,
         bucketLimits: cfg.bucketLimits,
         floodLimits: cfg.floodLimits,
+        checkpointEveryMs: cfg.checkpointEveryMs,
+        checkpointMaxBytes: cfg.checkpointMaxBytes,
         observe: metrics?.observe,
       },
       log,

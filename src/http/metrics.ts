@@ -46,6 +46,40 @@ export function createMetrics(): Metrics & { bind(p: ProvisionerReader, jsm: Jet
   perBucket("mesh_provisioner_first_sync_expected", "Entries the first sync's consumer said it would deliver (0 until it has said)", (w) => provisioner!.projections[w].syncProgress.expected);
   perBucket("mesh_provisioner_first_sync_received", "Entries the first sync has received so far", (w) => provisioner!.projections[w].syncProgress.received);
   new Gauge({
+    name: "mesh_provisioner_checkpoint_fallbacks",
+    help: "Starts of a node bucket's projection that read the bucket whole instead of its checkpoint, by bucket and reason",
+    labelNames: ["bucket", "reason"],
+    registers: [registry],
+    collect() {
+      if (!provisioner) return;
+      for (const [bucket, c] of Object.entries(provisioner.checkpoints.snapshot())) {
+        for (const [reason, n] of Object.entries(c.fallbacks)) this.set({ bucket, reason }, n);
+      }
+    },
+  });
+  new Gauge({
+    name: "mesh_provisioner_checkpoint_start",
+    help: "1 for how each node bucket's projection last started: from its checkpoint, or the bucket read whole",
+    labelNames: ["bucket", "from"],
+    registers: [registry],
+    collect() {
+      if (!provisioner) return;
+      for (const [bucket, c] of Object.entries(provisioner.checkpoints.snapshot())) {
+        for (const from of ["checkpoint", "full", "pending"] as const) this.set({ bucket, from }, c.start === from ? 1 : 0);
+      }
+    },
+  });
+  new Gauge({
+    name: "mesh_provisioner_checkpoint_written_bytes",
+    help: "Bytes of the checkpoints this instance wrote while holding the seat, by bucket (before replication)",
+    labelNames: ["bucket"],
+    registers: [registry],
+    collect() {
+      if (!provisioner) return;
+      for (const [bucket, c] of Object.entries(provisioner.checkpoints.snapshot())) this.set({ bucket }, c.bytesWritten);
+    },
+  });
+  new Gauge({
     name: "mesh_provisioner_watch_consumer_creations",
     help: "Consumer creations this instance's watches asked for, by bucket and outcome (retried: asked again for one that had timed out)",
     labelNames: ["bucket", "outcome"],

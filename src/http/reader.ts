@@ -10,7 +10,7 @@ import type { What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
 import type { MeshOverview } from "../overview/overview.js";
 import type { Change } from "../projections/store/view.js";
-import type { CreationCounts, HolderValue } from "../protocol/stats.js";
+import type { CheckpointCounts, CreationCounts, HolderValue } from "../protocol/stats.js";
 
 /** One projection as a reader sees it: its store's read-only view, its state, and the changes it applies. */
 export type ProjectionReader = Pick<Projection, "store" | "revision" | "isSynced" | "syncProgress"> & {
@@ -25,5 +25,6 @@ export interface ProvisionerReader {
   readonly overview: Pick<MeshOverview, "totals" | "version" | "page" | "row" | "flooding">;
   readonly seat: { readonly holder: HolderValue | undefined; readonly isHolder: boolean; readonly instance: string };
   readonly consumers: { snapshot(): Record<string, CreationCounts> };
+  readonly checkpoints: { snapshot(): Record<string, CheckpointCounts> };
   readonly reconciler: { readonly writes: Readonly<Record<string, number>> };
 }

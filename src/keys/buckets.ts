@@ -15,6 +15,14 @@ export const BUCKETS: Readonly<Record<What, string>> = Object.freeze({
 
 export const SEAT_BUCKET = "mesh-provisioner_seat";
 
+/** The object store bucket where the seat's holder keeps a checkpoint of each node bucket's projection. */
+export const CHECKPOINT_BUCKET = "mesh-provisioner_checkpoints";
+
+/** The JetStream stream an object store bucket lives in. */
+export function objectStreamName(bucket: string): string {
+  return `OBJ_${bucket}`;
+}
+
 /** The JetStream stream a KV bucket lives in. */
 export function streamName(bucket: string): string {
   return `KV_${bucket}`;

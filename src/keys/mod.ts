@@ -16,6 +16,6 @@ export {
   parseRegistryKey,
   readableContradicts,
 } from "./shapes.js";
-export { BUCKETS, SEAT_BUCKET, streamName } from "./buckets.js";
+export { BUCKETS, CHECKPOINT_BUCKET, objectStreamName, SEAT_BUCKET, streamName } from "./buckets.js";
 export { knownKinds, isAnswered, answeredCheck, answeredChecks, type RegistryLookup } from "./kinds.js";
 export type { Shape, NeedsFields, AppliedFields, CollectFields, RegistryFields } from "./shapes.js";

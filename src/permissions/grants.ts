@@ -15,11 +15,14 @@
  * Every role gets its own inbox prefix (./inbox.ts), so replies and watch
  * deliveries stay inside a subject space nobody else may subscribe to; `serve`
  * and the commands use their role's prefix unless told otherwise. No role gets
- * `$JS.API.>` wholesale, and every role is denied stream purge, delete and
- * message delete; only the service may update streams, and only its five
- * buckets' (to set the limits and the roll-up refusal it creates them with).
+ * `$JS.API.>` wholesale, and every role is denied stream delete, message
+ * delete and the purge of the buckets' streams (nodes and providers any
+ * purge; the service purges the checkpoints' object store alone, which
+ * replaces an object that way); only the service may update streams, and
+ * only its five buckets' (to set the limits and the roll-up refusal it
+ * creates them with). Nodes and providers get nothing of the checkpoints.
  */
-import { BUCKETS, isPlainToken, SEAT_BUCKET, streamName } from "../keys/mod.js";
+import { BUCKETS, CHECKPOINT_BUCKET, isPlainToken, objectStreamName, SEAT_BUCKET, streamName } from "../keys/mod.js";
 import { ProvisionerError } from "../protocol/errors.js";
 import { bucketFeedSubject, FEED_PREFIX, nodeFeedSubjects, VERB_SUBJECT, SERVICE_NAME } from "../protocol/subjects.js";
 import { inboxPrefix, type Role } from "./inbox.js";
@@ -36,13 +39,23 @@ const API = "$JS.API";
 const NODE_BUCKETS = [BUCKETS.needs, BUCKETS.applied, BUCKETS.collect] as const;
 const NODE_BUCKETS_WHATS = ["needs", "applied", "collect"] as const;
 
+/** The streams of the service's five KV buckets. */
+const KV_STREAMS = [BUCKETS.registry, ...NODE_BUCKETS, SEAT_BUCKET].map(streamName);
+const CHECKPOINT_STREAM = objectStreamName(CHECKPOINT_BUCKET);
+
 /** Denied to every role, whatever else it may do. */
 export const ALWAYS_DENIED: readonly string[] = [
-  `${API}.STREAM.PURGE.>`,
+  ...KV_STREAMS.map((s) => `${API}.STREAM.PURGE.${s}`),
   `${API}.STREAM.DELETE.>`,
   `${API}.STREAM.MSG.DELETE.>`,
   `${API}.CONSUMER.DURABLE.CREATE.>`,
 ];
+
+/**
+ * Denied to every role but the service, which purges the checkpoints' stream
+ * alone: the object store replaces a checkpoint by purging its old chunks.
+ */
+export const PURGE_DENIED = `${API}.STREAM.PURGE.>`;
 
 /** Reading a bucket: get by either route the client uses, and watching it. */
 function readBucket(bucket: string): string[] {
@@ -57,6 +70,29 @@ function readBucket(bucket: string): string[] {
     `${API}.CONSUMER.INFO.${s}.*`,
     `${API}.CONSUMER.DELETE.${s}.*`,
     `$JS.FC.${s}.>`,
+  ];
+}
+
+/**
+ * The checkpoints' object store: create it, put objects (chunks and their
+ * meta on `$O.<bucket>.>`, the old chunks purged), read them (meta by
+ * message or direct get, chunks through an ordered consumer).
+ */
+function checkpointStore(): string[] {
+  const s = CHECKPOINT_STREAM;
+  return [
+    `${API}.STREAM.CREATE.${s}`,
+    `${API}.STREAM.INFO.${s}`,
+    `${API}.STREAM.PURGE.${s}`,
+    `${API}.STREAM.MSG.GET.${s}`,
+    `${API}.DIRECT.GET.${s}`,
+    `${API}.DIRECT.GET.${s}.>`,
+    `${API}.CONSUMER.CREATE.${s}`,
+    `${API}.CONSUMER.CREATE.${s}.>`,
+    `${API}.CONSUMER.INFO.${s}.*`,
+    `${API}.CONSUMER.DELETE.${s}.*`,
+    `$JS.FC.${s}.>`,
+    `$O.${CHECKPOINT_BUCKET}.>`,
   ];
 }
 
@@ -76,6 +112,7 @@ function provisioner(): Grant {
         ...all.map((b) => `${API}.STREAM.UPDATE.${streamName(b)}`),
         ...all.flatMap(readBucket),
         ...own.map((b) => `$KV.${b}.>`),
+        ...checkpointStore(),
         `${FEED_PREFIX}.>`,
         ...askVerb(),
       ],
@@ -98,7 +135,7 @@ function node(n: string): Grant {
         ...readBucket(BUCKETS.registry),
         ...askVerb(),
       ],
-      deny: [...ALWAYS_DENIED, `${API}.STREAM.UPDATE.>`, `${API}.STREAM.CREATE.>`, `$KV.${BUCKETS.registry}.>`],
+      deny: [...ALWAYS_DENIED, PURGE_DENIED, `${API}.STREAM.UPDATE.>`, `${API}.STREAM.CREATE.>`, `$KV.${BUCKETS.registry}.>`],
     },
     // Its own keys' feed events and the registry's, so that a client's watch of them stays current.
     subscribe: {
@@ -113,7 +150,7 @@ function provider(): Grant {
   return {
     publish: {
       allow: [`${API}.INFO`, ...readBucket(BUCKETS.needs), ...askVerb()],
-      deny: [...ALWAYS_DENIED, `${API}.STREAM.UPDATE.>`, `${API}.STREAM.CREATE.>`, "$KV.>"],
+      deny: [...ALWAYS_DENIED, PURGE_DENIED, `${API}.STREAM.UPDATE.>`, `${API}.STREAM.CREATE.>`, "$KV.>"],
     },
     subscribe: { allow: [`${inboxPrefix("provider")}.>`, bucketFeedSubject("needs"), bucketFeedSubject("registry")], deny: [] },
     allow_responses: false,

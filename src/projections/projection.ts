@@ -5,6 +5,8 @@
  * for a revision.
  */
 import { BehaviorSubject, Subject, filter, firstValueFrom, timeout, type Observable, type Subscription } from "rxjs";
+import { ProvisionerError } from "../protocol/errors.js";
+import { CountTally } from "./count-tally.js";
 import type { Logger } from "../log.js";
 import type { RawEntry, WatchEvent } from "../streams/kv-watch.js";
 import type { BucketSpec } from "./store/spec.js";
@@ -51,6 +53,17 @@ export class Projection {
   private firstSync = { expected: 0, received: 0 };
   private sub: Subscription | undefined;
   private readonly log: Logger;
+  /**
+   * A start from a checkpoint: the store holds a checkpoint, and the first
+   * sync is not announced until `confirmSeed` (the checkpoint is proven to
+   * describe the bucket) or `dropSeed` (it is not: the bucket is read whole).
+   */
+  private seed: { readonly revision: number; tally?: CountTally } | undefined;
+  /** A seeded projection has caught up with its bucket at this revision: prove its seed now (`countAt`, then confirm or drop). */
+  readonly caughtUp$ = new Subject<number>();
+  private readonly restarts = new Subject<string>();
+  /** Asks the projection's watch to start again from `received` (after `dropSeed`, from nothing). */
+  readonly restart$: Observable<string> = this.restarts.asObservable();
 
   /** `observer` is told of every entry and out-of-shape key the store takes in or lets go (the overview's counts). */
   constructor(
@@ -83,6 +96,51 @@ export class Projection {
 
   get hasSynced(): boolean {
     return this.everSynced;
+  }
+
+  /**
+   * Start from `store`, a checkpoint loaded aside (before the watch is
+   * connected): the watch then reads the bucket from its revision + 1.
+   */
+  seedWith(store: ProjectionStore): void {
+    if (this.sub !== undefined || this.writable.size > 0) throw new ProvisionerError("INTERNAL", `the ${this.what} projection can take a checkpoint only before its watch starts`);
+    this.writable.adopt(store);
+    this.seed = { revision: store.revision };
+    this.replayToObserver();
+  }
+
+  /** The checkpoint's revision while a seed waits for its proof. */
+  get seededAt(): number | undefined {
+    return this.seed?.revision;
+  }
+
+  /**
+   * The keys this projection holds a message for (`heldKeys`) once it had
+   * applied every message up to `revision`: undefined while it has not got
+   * there, or when it got past before counting began (see caughtUp$).
+   */
+  countAt(revision: number): number | undefined {
+    const tally = this.seed?.tally;
+    if (tally === undefined || this.received < revision) return undefined;
+    return tally.at(revision);
+  }
+
+  /** The seed is proven: announce the sync its catch-up reached. */
+  confirmSeed(): void {
+    if (this.seed?.tally === undefined) return;
+    const from = this.seed.revision;
+    this.seed = undefined;
+    this.announceSynced(`projection synced from a checkpoint at revision ${from}`);
+  }
+
+  /** The seed cannot be proven: forget it and read the bucket whole, as a start without one. */
+  dropSeed(why: string): void {
+    if (this.seed === undefined) return;
+    this.seed = undefined;
+    this.writable.adopt(new ProjectionStore(this.writable.spec));
+    this.replayToObserver();
+    this.firstSync = { expected: 0, received: 0 };
+    this.restarts.next(why);
   }
 
   /** Feed the projection from a watch. Returns the subscription (unsubscribe to stop). */
@@ -150,23 +208,24 @@ export class Projection {
         this.catchUp = undefined;
         if (held !== undefined) for (const e of held) this.applyEntry(e);
         this.writable.markSynced(ev.lastSeq);
-        if (!this.everSynced) {
-          this.everSynced = true;
-          this.log.info(
-            { revision: this.writable.revision, entries: this.writable.size, outOfShape: this.writable.outOfShapeCount },
-            "projection synced with its bucket",
-          );
-        } else {
-          this.log.info({ revision: this.writable.revision }, "projection caught up again after resuming its watch");
+        if (this.seed !== undefined) {
+          // Caught up from a checkpoint: counted from here on, and announced once proven.
+          if (this.seed.tally === undefined) {
+            this.seed.tally = new CountTally(this.writable.revision, this.writable.heldKeys);
+            this.caughtUp$.next(this.writable.revision);
+          }
+          return;
         }
-        this.revision$.next(this.writable.revision);
-        this.synced$.next(true);
+        this.announceSynced(this.everSynced ? "projection caught up again after resuming its watch" : "projection synced with its bucket");
         return;
       }
       case "reached":
-        // Only a projection that is caught up takes it: one holding a catch-up or rebuilding gets there by its sync.
-        if (!this.everSynced || this.catchUp !== undefined || this.rebuilding || ev.lastSeq <= this.writable.revision) return;
+        // Only a projection that is caught up takes it (a seeded one too, whose proof counts at the stream's end):
+        // one holding a catch-up or rebuilding gets there by its sync.
+        if (!(this.everSynced || this.seed?.tally !== undefined) || this.catchUp !== undefined || this.rebuilding) return;
+        if (ev.lastSeq <= this.writable.revision) return;
         this.writable.markSynced(ev.lastSeq);
+        this.seed?.tally?.record(this.writable.revision, this.writable.heldKeys);
         this.revision$.next(this.writable.revision);
         return;
       case "pending":
@@ -194,15 +253,35 @@ export class Projection {
           "the history needed to resume is gone from the stream: rebuilding the projection from a fresh snapshot",
         );
         this.rebuilding = new ProjectionStore(this.writable.spec);
+        // A rebuild reads the bucket whole: a checkpoint it started from has nothing left to prove.
+        this.seed = undefined;
         // The fresh snapshot holds every key's last write: what was held is in it.
         this.catchUp = undefined;
         return;
     }
   }
 
+  private announceSynced(message: string): void {
+    const store = this.writable;
+    if (!this.everSynced) {
+      this.everSynced = true;
+      this.log.info({ revision: store.revision, entries: store.size, outOfShape: store.outOfShapeCount }, message);
+    } else this.log.info({ revision: store.revision }, message);
+    this.revision$.next(store.revision);
+    this.synced$.next(true);
+  }
+
+  /** The observer forgets what it was told and is told the store's content. */
+  private replayToObserver(): void {
+    if (this.observer === undefined) return;
+    this.observer.clear();
+    this.writable.observeWith(this.observer);
+  }
+
   private applyEntry(entry: RawEntry): void {
     const { operation, key, revision, value } = entry;
     const change = this.writable.apply(operation, key, revision, value);
+    this.seed?.tally?.record(this.writable.revision, this.writable.heldKeys);
     if (change === null) return;
     if (change.newlyOutOfShape && change.outOfShape) {
       this.log.warn(

@@ -44,6 +44,25 @@ export interface CreationCounts {
   lastMs: number;
 }
 
+/** How one node bucket's projection started, and the checkpoints of it this instance wrote. */
+export interface CheckpointCounts {
+  /** The last start: from a checkpoint once proven, read whole ("full", with `reason`), "pending" while proving, "none" before any. */
+  start: "checkpoint" | "full" | "pending" | "none";
+  /** Why the last start read the bucket whole (a label of mesh_provisioner_checkpoint_fallbacks). */
+  reason?: string;
+  /** The revision of the checkpoint the last start loaded. */
+  loadedRevision?: number;
+  /** Starts that read the bucket whole instead of a checkpoint, by reason. */
+  fallbacks: Record<string, number>;
+  /** Checkpoints written by this instance, their bytes (before replication), failed writes, and the last one's revision, time and duration. */
+  written: number;
+  bytesWritten: number;
+  failed: number;
+  lastRevision?: number;
+  lastWrittenAt?: string;
+  lastWriteMs?: number;
+}
+
 /** The seat as the answering instance sees it. */
 export interface SeatStats {
   readonly holder: HolderValue | null;
@@ -55,6 +74,7 @@ export interface SeatStats {
 export interface InstanceStats {
   readonly seat?: SeatStats;
   readonly consumers?: Record<string, CreationCounts>;
+  readonly checkpoints?: Record<string, CheckpointCounts>;
 }
 
 /** The `data` of the verb's endpoint in `$SRV.STATS`. */

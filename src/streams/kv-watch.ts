@@ -96,6 +96,8 @@ export interface WatchOptions {
   readonly retryMs?: number;
   /** How often to compare the stream's last sequence with what was applied (0 turns the check off). */
   readonly stallCheckMs?: number;
+  /** Each value starts the watch again from `fromRevision()` (a projection that dropped what it held asks so), the value saying why. */
+  readonly restart$?: Observable<string>;
 }
 
 /**
@@ -318,10 +320,15 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       }
     })().catch(() => undefined);
 
+    const restarts = opts.restart$?.subscribe((why) => {
+      if (!stopped) void start(why);
+    });
+
     void start("start");
 
     return () => {
       stopped = true;
+      restarts?.unsubscribe();
       generation++;
       clearInterval(stallTimer);
       current?.stop();

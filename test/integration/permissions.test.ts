@@ -10,7 +10,8 @@ import { accountsConfigText, type UserSpec } from "../../src/permissions/server-
 import { inboxPrefix, type Role } from "../../src/permissions/grants.js";
 import { startProvisioner, type Provisioner } from "../../src/main.js";
 import { memoryLogger } from "../../src/log.js";
-import { BUCKETS, streamName } from "../../src/keys/mod.js";
+import { BUCKETS, CHECKPOINT_BUCKET, objectStreamName, streamName } from "../../src/keys/mod.js";
+import { Objm } from "@nats-io/obj";
 import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
 import { eventually } from "../helpers/eventually.js";
 import { FAST } from "../helpers/stack.js";
@@ -144,9 +145,32 @@ describe("runs-as and least privilege on a real server", () => {
     assert.ok(m.json<{ entries: unknown[] }>().entries.length >= 1);
   });
 
+  test("nodes and providers can neither read nor write the checkpoints", async () => {
+    for (const u of [USERS.n1!, USERS.provider!]) {
+      const c = await client(u);
+      await refused(`${u.user} opening the checkpoints`, () => new Objm(c.js).open(CHECKPOINT_BUCKET));
+      await refused(`${u.user} reading a checkpoint's meta`, () => c.nc.request(`$JS.API.STREAM.MSG.GET.${objectStreamName(CHECKPOINT_BUCKET)}`, JSON.stringify({ last_by_subj: `$O.${CHECKPOINT_BUCKET}.M.>` }), SHORT));
+      await refused(`${u.user} writing a chunk`, () => c.js.publish(`$O.${CHECKPOINT_BUCKET}.C.forged`, "x", SHORT));
+      await refused(`${u.user} reading the chunks`, () => c.js.consumers.getPushConsumer(objectStreamName(CHECKPOINT_BUCKET)).then((pc) => pc.consume()));
+    }
+  });
+
   test("the service's own user cannot write the node buckets", async () => {
     const j = js(svcNc, USERS.svc!);
     await refused("a needs put by the service", () => j.publish(`$KV.${BUCKETS.needs}.n1.web.config.x`, "{}", SHORT));
     await refused("an applied put by the service", () => j.publish(`$KV.${BUCKETS.applied}.n1.web`, "{}", SHORT));
+  });
+
+  test("under its own grant the service writes a checkpoint at its graceful stop, and its next start loads it", async () => {
+    const n1 = await client(USERS.n1!);
+    const kv = await n1.kv(BUCKETS.needs);
+    for (let i = 0; i < 5; i++) await kv.put(`n1.web.config.cp${i}`, "{}");
+    await eventually(() => assert.ok((provisioner.projections.needs.store.get("n1.web.config.cp4")) !== undefined));
+    await provisioner.stop();
+    assert.equal(provisioner.checkpoints.snapshot()["needs"]?.written, 1, JSON.stringify(provisioner.checkpoints.snapshot()));
+    provisioner = await startProvisioner(svcNc, { ...FAST, inboxPrefix: inboxPrefix("provisioner") }, memoryLogger().log);
+    await provisioner.synced;
+    assert.equal(provisioner.checkpoints.snapshot()["needs"]?.start, "checkpoint", JSON.stringify(provisioner.checkpoints.snapshot()));
+    assert.ok(provisioner.projections.needs.store.get("n1.web.config.cp4") !== undefined);
   });
 });

@@ -19,7 +19,7 @@ const LAYER: Readonly<Record<string, number>> = {
   streams: 3,
   "projections/store": 4,
   projections: 5,
-  overview: 6, reconcile: 6, verb: 6, feed: 6, seat: 6,
+  overview: 6, reconcile: 6, verb: 6, feed: 6, seat: 6, checkpoints: 6,
   http: 7, defaults: 7,
   dump: 8, verify: 8, config: 8,
   connect: 9,

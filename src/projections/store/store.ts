@@ -1,9 +1,10 @@
 /**
  * The in-memory store of one bucket (pure): apply a watch entry, keep each
  * entry's JSON as the verb answers it, out-of-shape keys with their reasons,
- * key order for paging (which also serves narrowing by a key's leading
- * tokens), an index per other narrowed field, and the revision applied. No
- * I/O, no clock.
+ * the keys whose last message is a delete marker (a checkpoint's count
+ * compares them with the stream), key order for paging (which also serves
+ * narrowing by a key's leading tokens), an index per other narrowed field,
+ * and the revision applied. No I/O, no clock.
  *
  * Entries are slots (columns of typed arrays, `Slots`) whose JSON lives as
  * bytes in a `RecordArena` outside the JS heap; a `KeyTable` finds a key's
@@ -16,14 +17,13 @@
  * then one comma: answers copy records that follow each other as one run.
  */
 import { ProvisionerError } from "../../protocol/errors.js";
-import { copySmall, wholeDigits, writeWhole } from "../../bytes.js";
+import { writeRecord } from "./record-write.js";
 import { hashKey, KeyTable } from "./key-table.js";
-import { isJsonUtf8 } from "./json-bytes.js";
 import { RecordArena } from "./record-arena.js";
 import { KindCounts } from "./kind-counts.js";
 import { OutOfShapeKeys } from "./out-of-shape.js";
 import { Slots } from "./slots.js";
-import { utf8, valueFragment, type BucketSpec, type Decoded } from "./spec.js";
+import type { BucketSpec } from "./spec.js";
 import type { Operation } from "../../streams/operation.js";
 import { EntryPut, Projected, type Change, type EntryJson, type OutOfShapeKey, type StoreObserver } from "./entry.js";
 import type { SlotScan } from "./scan.js";
@@ -33,8 +33,6 @@ import type { ByteRange, StoreView } from "./view.js";
 export { Projected, type Change, type EntryJson, type OutOfShapeKey, type StoreObserver } from "./entry.js";
 export type { SlotScan } from "./scan.js";
 
-/** What follows an entry's value in its JSON: its revision, then the end of the object. */
-const REVISION_OPEN = Buffer.from(',"revision":', "latin1");
 const EMPTY = Buffer.alloc(0);
 
 /**
@@ -57,6 +55,8 @@ export class ProjectionStore implements StoreView {
   private values = new Map<string, unknown>();
   /** The kinds entries name (needs): id <-> name, and how many entries name each. */
   private kindCounts = new KindCounts();
+  /** Keys whose last message is a delete or purge marker: the stream holds a message for each (see `heldKeys`). */
+  private markers = new Set<string>();
 
   /**
    * The layout of every record: where the spec renders the whole JSON (the
@@ -107,6 +107,7 @@ export class ProjectionStore implements StoreView {
     this.oos = next.oos;
     this.values = next.values;
     this.kindCounts = next.kindCounts;
+    this.markers = next.markers;
     this.revision = next.revision;
     this.synced = next.synced;
   }
@@ -124,6 +125,26 @@ export class ProjectionStore implements StoreView {
 
   get outOfShapeCount(): number {
     return this.oos.size;
+  }
+
+  /**
+   * The keys the bucket's stream holds a message for, as far as this store
+   * knows: entries, out-of-shape keys and delete markers. In a bucket that
+   * keeps one message per key it equals the stream's message count at the
+   * revision applied, unless messages left the stream unseen (a purge).
+   */
+  get heldKeys(): number {
+    return this.table.size + this.oos.size + this.markers.size;
+  }
+
+  /** The keys whose last message is a delete or purge marker, in no order. */
+  markerKeys(): IterableIterator<string> {
+    return this.markers.keys();
+  }
+
+  /** Note a marker read from elsewhere than the watch (a checkpoint). */
+  addMarker(key: string): void {
+    this.markers.add(key);
   }
 
   /** Bytes of live records the arena has moved to compact its segments, so far. */
@@ -255,10 +276,12 @@ export class ProjectionStore implements StoreView {
     if (revision <= this.revision) return null;
     this.revision = revision;
     if (operation !== "PUT") {
+      this.markers.add(key);
       this.removeEntry(key, revision);
       this.removeOutOfShape(key, revision);
       return { op: "delete", key, revision, newlyOutOfShape: false };
     }
+    if (this.markers.size !== 0) this.markers.delete(key);
     const d = this.spec.decode(key, value, revision);
     if (d.ok) {
       this.removeOutOfShape(key, revision);
@@ -270,12 +293,12 @@ export class ProjectionStore implements StoreView {
         // The new record first: the old one is then dead for any compaction its release sets off.
         const seg = this.slots.seg[slot] as number;
         const bytes = this.recordLength(slot);
-        this.write(slot, key, d, value, revision);
+        writeRecord(this.arena, this.slots, this.spec, slot, key, d, value, revision);
         this.arena.free(seg, bytes);
       } else {
         slot = this.slots.alloc();
         this.slots.hash[slot] = hash;
-        this.write(slot, key, d, value, revision);
+        writeRecord(this.arena, this.slots, this.spec, slot, key, d, value, revision);
         this.table.add(slot, hash);
         this.addToOrders(slot, key, d.fields);
       }
@@ -310,53 +333,6 @@ export class ProjectionStore implements StoreView {
       if (d !== 0) return d;
     }
     return m - n;
-  }
-
-  /**
-   * Write the slot's record: the spec's own JSON (the registry: the key, then
-   * the JSON), or `head`, the value and the revision, where the value goes in
-   * as its own bytes when they are JSON in UTF-8 and as a JSON string of its
-   * text otherwise; then a comma.
-   */
-  private write(slot: number, key: string, d: Decoded, value: Uint8Array, revision: number): void {
-    const s = this.slots;
-    s.revision[slot] = revision;
-    s.keyLen[slot] = key.length;
-    if (d.json !== undefined || this.spec.head === undefined) {
-      if (d.json === undefined) throw new ProvisionerError("INTERNAL", `the ${this.spec.what} bucket's spec gives neither an entry's JSON nor its head`);
-      const json = d.json;
-      const jsonLen = Buffer.byteLength(json);
-      const p = this.arena.reserve(slot, key.length + jsonLen + 1);
-      const buf = this.arena.segs[p.seg] as Buffer;
-      buf.write(key, p.off, "latin1");
-      buf.write(json, p.off + key.length, "utf8");
-      buf[p.off + key.length + jsonLen] = 0x2c;
-      s.seg[slot] = p.seg;
-      s.off[slot] = p.off;
-      s.jsonLen[slot] = jsonLen;
-      return;
-    }
-    const head = this.spec.head;
-    // The slow path (a value that is not JSON, or not UTF-8): the value goes in as a JSON string of its text.
-    const raw = isJsonUtf8(value);
-    const fragment = raw ? undefined : valueFragment(utf8.decode(value));
-    const valueLen = raw ? value.length : Buffer.byteLength(fragment as string);
-    const jsonLen = head.bytes(key, d.fields) + valueLen + REVISION_OPEN.length + wholeDigits(revision) + 1;
-    const p = this.arena.reserve(slot, jsonLen + 1);
-    const buf = this.arena.segs[p.seg] as Buffer;
-    let at = p.off;
-    at += head.write(buf, at, key, d.fields);
-    if (raw) {
-      buf.set(value, at);
-      at += value.length;
-    } else at += buf.write(fragment as string, at, "utf8");
-    at += copySmall(REVISION_OPEN, 0, REVISION_OPEN.length, buf, at);
-    at += writeWhole(buf, revision, at);
-    buf[at++] = 0x7d;
-    buf[at] = 0x2c;
-    s.seg[slot] = p.seg;
-    s.off[slot] = p.off;
-    s.jsonLen[slot] = jsonLen;
   }
 
   private addToOrders(slot: number, key: string, fields: Readonly<Record<string, string>>): void {

@@ -58,6 +58,10 @@ export interface StoreView {
   compareKey(key: string, slot: number): number;
   /** The kind id of a slot's key (-1 where keys name none). */
   kindOfSlot(slot: number): number;
+  /** The revision of a slot's entry. */
+  revisionOf(slot: number): number;
+  /** The keys whose last message is a delete or purge marker, in no order (a checkpoint holds them). */
+  markerKeys(): IterableIterator<string>;
   /** The size in bytes of a slot's entry JSON. */
   jsonBytes(slot: number): number;
   /**
