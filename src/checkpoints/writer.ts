@@ -26,7 +26,7 @@ import type { CheckpointMeta, Encoder } from "../projections/store/checkpoint-co
 import type { CheckpointTally } from "./tally.js";
 
 /** Entries encoded in one turn of the event loop. */
-export const SLICE_ENTRIES = 4096;
+export const SLICE_ENTRIES = 2048;
 /** A projection that changed by less than 1/QUIET_SHARE of its entries is written only every QUIET_PERIODS periods. */
 export const QUIET_SHARE = 100;
 export const QUIET_PERIODS = 4;

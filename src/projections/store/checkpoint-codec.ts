@@ -243,11 +243,16 @@ export function decodeStore(bytes: Uint8Array, spec: BucketSpec): Seed {
 }
 
 function readRecords(b: Buffer, from: number, to: number, spec: BucketSpec, revision: number): ProjectionStore {
-  const keys: string[] = [];
-  const revisions: number[] = [];
-  const values: Uint8Array[] = [];
-  const markers: string[] = [];
-  const none: Uint8Array = new Uint8Array(0);
+  const entries = b.readUInt32LE(to + 1);
+  const outOfShape = b.readUInt32LE(to + 5);
+  const markers = b.readUInt32LE(to + 9);
+  const store = new ProjectionStore(spec);
+  store.expect(entries);
+  const none = new Uint8Array(0);
+  // The digest has passed, so the bytes are as written; the bounds are checked all the same, and the store being
+  // built is dropped with any error. Keys come in key order, as written: each is appended to the store's order.
+  let seen = 0;
+  let marked = 0;
   let at = from;
   const need = (n: number): void => {
     if (at + n > to) throw corrupt("a record runs past the end");
@@ -261,13 +266,15 @@ function readRecords(b: Buffer, from: number, to: number, spec: BucketSpec, revi
     const key = b.toString("latin1", at, at + keyLen);
     at += keyLen;
     if (type === MARKER) {
-      markers.push(key);
+      store.addMarker(key);
+      marked++;
       continue;
     }
     if (type !== ENTRY && type !== OUT_OF_SHAPE) throw corrupt(`a record of an unknown type ${type}`);
     need(8);
     const rev = b.readDoubleLE(at);
     at += 8;
+    if (!Number.isSafeInteger(rev) || rev < 1) throw corrupt(`a record's revision ${rev}`);
     let value: Uint8Array = none;
     if (type === ENTRY) {
       need(4);
@@ -277,20 +284,11 @@ function readRecords(b: Buffer, from: number, to: number, spec: BucketSpec, revi
       value = b.subarray(at, at + len);
       at += len;
     }
-    if (!Number.isSafeInteger(rev) || rev < 1) throw corrupt(`a record's revision ${rev}`);
-    keys.push(key);
-    revisions.push(rev);
-    values.push(value);
+    store.load(key, rev, value);
+    seen++;
   }
-  const entries = b.readUInt32LE(to + 1) + b.readUInt32LE(to + 5);
-  if (entries !== keys.length || b.readUInt32LE(to + 9) !== markers.length) throw corrupt("its counts do not match its records");
-  // The store takes writes in the order of their revisions, as the watch gives them.
-  const order = Array.from(keys.keys()).sort((x, y) => (revisions[x] as number) - (revisions[y] as number));
-  const store = new ProjectionStore(spec);
-  store.expect(keys.length);
-  for (const i of order) store.apply("PUT", keys[i] as string, revisions[i] as number, values[i] as Uint8Array);
-  if (store.size + store.outOfShapeCount !== keys.length) throw corrupt("a key is written twice");
-  for (const key of markers) store.addMarker(key);
+  if (seen !== entries + outOfShape || marked !== markers) throw corrupt("its counts do not match its records");
+  if (store.size + store.outOfShapeCount !== seen) throw corrupt("a key is written twice");
   store.revision = revision;
   return store;
 }

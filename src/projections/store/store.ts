@@ -282,6 +282,19 @@ export class ProjectionStore implements StoreView {
       return { op: "delete", key, revision, newlyOutOfShape: false };
     }
     if (this.markers.size !== 0) this.markers.delete(key);
+    return this.put(key, revision, value, false);
+  }
+
+  /**
+   * Take an entry from a checkpoint: keys come in key order, each once, and
+   * a value is the fragment the entry's JSON held, JSON already (so it is not
+   * checked again). The store's revision is the caller's to set.
+   */
+  load(key: string, revision: number, value: Uint8Array): void {
+    this.put(key, revision, value, true);
+  }
+
+  private put(key: string, revision: number, value: Uint8Array, valueIsJson: boolean): Change {
     const d = this.spec.decode(key, value, revision);
     if (d.ok) {
       this.removeOutOfShape(key, revision);
@@ -293,12 +306,12 @@ export class ProjectionStore implements StoreView {
         // The new record first: the old one is then dead for any compaction its release sets off.
         const seg = this.slots.seg[slot] as number;
         const bytes = this.recordLength(slot);
-        writeRecord(this.arena, this.slots, this.spec, slot, key, d, value, revision);
+        writeRecord(this.arena, this.slots, this.spec, slot, key, d, value, revision, valueIsJson);
         this.arena.free(seg, bytes);
       } else {
         slot = this.slots.alloc();
         this.slots.hash[slot] = hash;
-        writeRecord(this.arena, this.slots, this.spec, slot, key, d, value, revision);
+        writeRecord(this.arena, this.slots, this.spec, slot, key, d, value, revision, valueIsJson);
         this.table.add(slot, hash);
         this.addToOrders(slot, key, d.fields);
       }
