@@ -120,12 +120,12 @@ export class Child {
   }
 
   /** SIGTERM, wait for the exit, SIGKILL after a grace period. */
-  async stop(): Promise<void> {
+  async stop(graceMs = STOP_GRACE_MS): Promise<void> {
     if (this.exited) return;
     const gone = new Promise<void>((r) => this.proc.once("exit", () => r()));
     this.proc.kill("SIGTERM");
-    const t = setTimeout(() => this.proc.kill("SIGKILL"), STOP_GRACE_MS);
-    await Promise.race([gone, new Promise((r) => setTimeout(r, 2 * STOP_GRACE_MS))]);
+    const t = setTimeout(() => this.proc.kill("SIGKILL"), graceMs);
+    await Promise.race([gone, new Promise((r) => setTimeout(r, 2 * graceMs))]);
     clearTimeout(t);
     live.delete(this);
   }

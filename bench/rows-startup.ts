@@ -6,6 +6,7 @@
  * the round of median ratio (its times and ratio) and every round's ratio.
  */
 import { CONTEXT, row, type Row } from "./report.js";
+import { percentile } from "./common.js";
 import { ratio } from "./measured.js";
 import type { InstanceStart, StartupResult, StartupRound } from "./startup.js";
 
@@ -52,10 +53,44 @@ export function startupRows(s: StartupResult): Row[] {
       target: "0",
       check: { kind: "atMost", limit: 0, of: "service" },
     }),
+    ...warmRows(s),
     row({
       metric: `consumer creations asked / retried / timed out: one instance ${asked(s.rounds.map((r) => r.one))}; three at once ${s.rounds.map((r) => asked(r.three)).join("; ")} (all buckets; a retried creation asks again for the one that timed out)`,
       unit: "",
       service: s.rounds.reduce((k, r) => k + r.three.reduce((m, i) => m + i.all.retried + i.all.timedOut, 0) + r.one.all.retried + r.one.all.timedOut, 0),
+      target: CONTEXT,
+      check: undefined,
+    }),
+  ];
+}
+
+const warmLast = (r: StartupRound): number => Math.max(...r.warm.syncMs);
+
+/** Three at once from a checkpoint, what the checkpoint cost, and the answers while it was written. */
+function warmRows(s: StartupResult): Row[] {
+  const n = s.rounds.length;
+  const of = n > 1 ? `; median of ${n} rounds, each against its own raw watch` : "";
+  const warm = medianRound(s.rounds, warmLast);
+  const r = warm.round;
+  const during = s.rounds.flatMap((x) => x.warm.asks.during);
+  const before = s.rounds.flatMap((x) => x.warm.asks.before);
+  const cp = r.warm.checkpoint;
+  return [
+    row({
+      metric: `start-up of three instances at once from a checkpoint while nodes write ${s.rate}/s: spawn -> the last answering (baseline: the raw KV watch alone${of}; needs from: ${s.rounds.map((x) => x.warm.from.join(", ")).join("; ")})${n > 1 ? ` (rounds: ${warm.ratios})` : ""}`,
+      unit: "ms",
+      service: warmLast(r),
+      baseline: r.rawMs,
+      ratio: ratio(warmLast(r), r.rawMs),
+      target: "<= 0.5x raw watch",
+      check: { kind: "atMost", limit: 0.5, of: "ratio" },
+    }),
+    row({
+      metric: `verb p99 / max while the holder writes its needs checkpoint (${cp.bytes} bytes in ${cp.ms} ms; ${during.length} asks one at a time; baseline: ${before.length} asks just before; max ${Math.max(...during).toFixed(1)} ms)`,
+      unit: "ms",
+      service: Number(percentile(during, 99).toFixed(2)),
+      baseline: Number(percentile(before, 99).toFixed(2)),
+      ratio: ratio(percentile(during, 99), percentile(before, 99)),
       target: CONTEXT,
       check: undefined,
     }),

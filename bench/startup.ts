@@ -20,6 +20,10 @@
  * writer stops, each instance must reach the stream's last sequence holding
  * as many needs as the stream holds keys: nothing lost. Each instance's
  * consumer creations (asked, retried, timed out) come from its `$SRV.STATS`.
+ * Every one of these starts cold: the checkpoints are purged before each.
+ *
+ * 4. three instances at once again, from the checkpoints a holder wrote
+ *    (startup-warm.ts), with the verb's answers while they were written.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm } from "@nats-io/kv";
@@ -31,6 +35,7 @@ import { startWriter, type WriterResult } from "./background-writer.js";
 import { logTime, MEASURED_NODE_FLAGS, spawnAnchor, spawnService, SYNCED_MSG, type Child } from "./children.js";
 import { ANCHOR_JS_TIMEOUT_MS, nodeCount, NEEDS_BUCKET, NEEDS_STREAM, sleep } from "./common.js";
 import { jsonBody } from "./measure.js";
+import { forgetCheckpoints, warmStart, type WarmStart } from "./startup-warm.js";
 
 const CHECK_ASKS = 60;
 
@@ -63,6 +68,8 @@ export interface StartupRound {
     /** Instances that did not reach the stream's end with every key, described. */
     lost: string[];
   };
+  /** Three at once again, from the checkpoints a holder wrote (startup-warm.ts). */
+  warm: WarmStart;
 }
 
 export interface StartupOptions {
@@ -143,6 +150,7 @@ async function startupRound(o: StartupOptions): Promise<StartupRound> {
   const writing = () => startWriter(o.serverUrl, { rate: o.rate, keys: o.keys, exclude });
 
   o.log(`start-up while nodes write ${o.rate}/s: the raw KV watch alone`);
+  await forgetCheckpoints(o.nc);
   let w = await writing();
   const raw = spawnAnchor("bare-watch.js", [o.serverUrl, o.timeoutMs], MEASURED_NODE_FLAGS);
   const rawOwn = await raw.result(o.timeoutMs, "sync result");
@@ -152,6 +160,7 @@ async function startupRound(o: StartupOptions): Promise<StartupRound> {
   o.log(`start-up: raw watch read the bucket in ${rawMs} ms (writer ${rawWriter.achievedPerSecond}/s)`);
 
   o.log("start-up: one service instance");
+  await forgetCheckpoints(o.nc);
   w = await writing();
   const single = spawnService(o.serverUrl, o.serviceFlags);
   const oneMs = await syncedIn(single, o.timeoutMs);
@@ -165,6 +174,7 @@ async function startupRound(o: StartupOptions): Promise<StartupRound> {
   w = await writing();
   const jsm = await jetstreamManager(o.nc);
   const revisionBefore = (await jsm.streams.info(NEEDS_STREAM)).state.last_seq;
+  await forgetCheckpoints(o.nc);
   const children = [0, 1, 2].map(() => spawnService(o.serverUrl, o.serviceFlags));
   try {
     const syncMs = await Promise.all(children.map((c) => syncedIn(c, o.timeoutMs)));
@@ -204,12 +214,15 @@ async function startupRound(o: StartupOptions): Promise<StartupRound> {
     }
     if (last.length < 3) lost.push(`only ${last.length} of 3 instances answered $SRV.STATS`);
     const three = syncMs.map((ms, i) => ({ syncMs: ms, ...creations(last.find((s) => s.instance?.includes(`-${children[i]!.pid}-`))) }));
+    await Promise.all(children.map((c) => c.stop()));
+    const warm = await warmStart(o);
     return {
       rawMs,
       one,
       three,
       writers: { raw: rawWriter, one: oneWriter, three: threeWriter },
       check: { revisionBefore, asks: CHECK_ASKS, wrong, perInstance, lost },
+      warm,
     };
   } finally {
     await Promise.all(children.map((c) => c.stop()));

@@ -1,0 +1,128 @@
+/**
+ * Start-up from a checkpoint, the way a mesh restarts after a rollout: the
+ * checkpoints are written by the holder (here one instance started with a
+ * short `--checkpoint-every`, which writes them as soon as it has synced,
+ * then again at its graceful stop), then three instances are spawned at once
+ * while the nodes write, spawn -> the last one's "all projections synced".
+ * Each instance's `$SRV.STATS` says how its needs projection started
+ * (from the checkpoint, or read whole and why).
+ *
+ * While that holder writes its first checkpoints, the driver asks the verb
+ * (one node's needs, in turn, one request at a time) and keeps the
+ * latencies, split into those asked during the write and those before it:
+ * a checkpoint's write must not stall the answers.
+ *
+ * `forgetCheckpoints` purges the checkpoints' bucket, so that the cold
+ * phases measure a start with no checkpoint at all.
+ */
+import type { NatsConnection } from "@nats-io/nats-core";
+import { jetstreamManager } from "@nats-io/jetstream";
+import { Svcm } from "@nats-io/services";
+import { CHECKPOINT_BUCKET, objectStreamName } from "../src/keys/mod.js";
+import { SERVICE_NAME, VERB_SUBJECT } from "../src/protocol/subjects.js";
+import { statsOf } from "../src/protocol/stats.js";
+import { startWriter, type WriterResult } from "./background-writer.js";
+import { jsonLine, logTime, spawnService, SYNCED_MSG, type Child } from "./children.js";
+import { nodeCount, percentile } from "./common.js";
+import { jsonBody } from "./measure.js";
+
+const WROTE_MSG = "wrote a checkpoint of the projection";
+/** The holder's final checkpoints at 1M take seconds: its stop is given this long. */
+const HOLDER_STOP_MS = 120_000;
+
+export async function forgetCheckpoints(nc: NatsConnection): Promise<void> {
+  const jsm = await jetstreamManager(nc);
+  await jsm.streams.purge(objectStreamName(CHECKPOINT_BUCKET)).catch(() => undefined);
+}
+
+export interface WarmStart {
+  /** Spawn -> "all projections synced" of each of the three. */
+  syncMs: number[];
+  /** How each instance's needs projection started ($SRV.STATS). */
+  from: string[];
+  writer: WriterResult;
+  /** The holder's needs checkpoint: bytes, how long its write took. */
+  checkpoint: { bytes: number; ms: number; revision: number };
+  /** Verb latencies (ms) before the holder's first checkpoint write, and while it was written. */
+  asks: { before: number[]; during: number[] };
+}
+
+export interface WarmOptions {
+  readonly nc: NatsConnection;
+  readonly serverUrl: string;
+  readonly keys: number;
+  readonly rate: number;
+  readonly timeoutMs: number;
+  readonly serviceFlags: readonly string[];
+  readonly log: (line: string) => void;
+}
+
+async function syncedIn(child: Child, timeoutMs: number): Promise<number> {
+  const at = await child.waitFor("stderr", (l) => logTime(l, SYNCED_MSG), timeoutMs, `the log line "${SYNCED_MSG}"`);
+  return at - child.spawnedAt;
+}
+
+/** The needs checkpoint's log line of `child`, once written. */
+function needsWritten(child: Child, timeoutMs: number): Promise<{ bytes: number; ms: number; revision: number }> {
+  return child.waitFor(
+    "stderr",
+    (l) => {
+      const o = jsonLine(l);
+      return o?.["msg"] === WROTE_MSG && o["checkpoint"] === "needs" ? { bytes: Number(o["bytes"]), ms: Number(o["ms"]), revision: Number(o["revision"]) } : undefined;
+    },
+    timeoutMs,
+    `the log line "${WROTE_MSG}" of needs`,
+  );
+}
+
+/** Ask one node's needs after another until `done` resolves; latencies in ms. */
+async function askUntil(nc: NatsConnection, keys: number, done: Promise<unknown>): Promise<number[]> {
+  let over = false;
+  void done.finally(() => (over = true));
+  const nodes = nodeCount(keys);
+  const out: number[] = [];
+  for (let i = 0; !over; i++) {
+    const t0 = performance.now();
+    await nc.request(VERB_SUBJECT, jsonBody({ what: "needs", node: `n${(i * 7919) % nodes}` }), { timeout: 30_000 }).catch(() => undefined);
+    out.push(performance.now() - t0);
+  }
+  return out;
+}
+
+export async function warmStart(o: WarmOptions): Promise<WarmStart> {
+  o.log("start-up from a checkpoint: one holder writes the checkpoints, the driver asking the verb meanwhile");
+  // From no checkpoint: the holder reads the buckets whole, then writes every checkpoint afresh.
+  await forgetCheckpoints(o.nc);
+  const holder = spawnService(o.serverUrl, o.serviceFlags, ["--checkpoint-every", "1s"]);
+  let checkpoint: WarmStart["checkpoint"];
+  let asks: WarmStart["asks"];
+  try {
+    await syncedIn(holder, o.timeoutMs);
+    const written = needsWritten(holder, o.timeoutMs);
+    // The first write begins within a second of the sync: asks from here on run into it.
+    const before = await askUntil(o.nc, o.keys, new Promise((r) => setTimeout(r, 300)));
+    const during = await askUntil(o.nc, o.keys, written);
+    checkpoint = await written;
+    asks = { before, during };
+    o.log(`start-up from a checkpoint: needs' checkpoint ${checkpoint.bytes} bytes in ${checkpoint.ms} ms; asks during it: p99 ${percentile(during, 99).toFixed(1)} ms, max ${Math.max(...during).toFixed(1)} ms`);
+  } finally {
+    await holder.stop(HOLDER_STOP_MS);
+  }
+
+  const w = await startWriter(o.serverUrl, { rate: o.rate, keys: o.keys, exclude: new Set() });
+  const children = [0, 1, 2].map(() => spawnService(o.serverUrl, o.serviceFlags));
+  try {
+    const syncMs = await Promise.all(children.map((c) => syncedIn(c, o.timeoutMs)));
+    const from: string[] = [];
+    const client = new Svcm(o.nc).client({ strategy: "count", maxMessages: 3, maxWait: 3000 });
+    for await (const s of await client.stats(SERVICE_NAME)) {
+      const c = statsOf(s)?.checkpoints?.["needs"];
+      from.push(c?.start === "full" ? `full (${c.reason})` : (c?.start ?? "?"));
+    }
+    o.log(`start-up from a checkpoint: three instances answering after ${syncMs.join(", ")} ms (needs from: ${from.join(", ")})`);
+    return { syncMs, from, writer: await w.stop(), checkpoint, asks };
+  } finally {
+    await Promise.all(children.map((c) => c.stop()));
+    if (w.running) await w.stop();
+  }
+}
