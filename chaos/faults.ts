@@ -15,6 +15,7 @@ import { malformedBurst, type NodeWriter } from "./actors.js";
 import { streamOf, type Observer } from "./observe.js";
 import type { Rng } from "./rng.js";
 import type { PlannedFault } from "./schedule.js";
+import { spoilCheckpoint } from "./spoil.js";
 
 function sameJson(text: string, want: unknown): boolean {
   try {
@@ -64,6 +65,8 @@ export class Injector {
   private serverDown = false;
   /** Set when the chaos phase is over: a fault still going on (the flood) stops early. */
   private ending = false;
+  /** A needs checkpoint kept from an earlier spoil: put back later, it is a stale one. */
+  private stale: Uint8Array | undefined;
 
   constructor(private readonly d: InjectorDeps) {}
 
@@ -203,6 +206,8 @@ export class Injector {
       }
       case "registry-drift":
         return this.drift(f, rec, rng);
+      case "spoil-checkpoint":
+        return this.spoil(f, rec, rng);
       case "flood":
         return this.flood(f, rec);
     }
@@ -238,6 +243,25 @@ export class Injector {
   }
 
   /** One node writes keys without end (here: `count` of them), with nothing but its own grant. */
+  /**
+   * Spoil the needs' checkpoint one way or another, then restart one
+   * instance on it: it must start from the checkpoint only where it still
+   * describes the bucket, and read the bucket whole otherwise.
+   */
+  private async spoil(f: PlannedFault, rec: FaultRecord, rng: Rng): Promise<void> {
+    const slot = this.d.instances.bySlot(f.slot!);
+    if (!slot.alive) return void (rec.skipped = `instance ${slot.name} is not running`);
+    const how = rng.pick(["corrupt", "truncate", "stale", "purge-delete-markers"] as const);
+    rec.target = `${slot.name}, the needs checkpoint (${how})`;
+    rec.slot = slot.name;
+    rec.detail = await spoilCheckpoint(this.d.observer, how, this.stale);
+    if (how !== "stale") this.stale ??= (rec.detail as { copy?: Uint8Array }).copy;
+    delete (rec.detail as { copy?: Uint8Array }).copy;
+    await slot.kill(`fault ${f.id}`);
+    await sleep(f.durationMs);
+    if (!slot.alive) slot.spawn();
+  }
+
   private async flood(f: PlannedFault, rec: FaultRecord): Promise<void> {
     const w = this.d.floodWriter;
     rec.target = w.node;

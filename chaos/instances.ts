@@ -98,6 +98,8 @@ export class Slot {
     const args = [
       ...["--user", c.user, "--password", c.password, "--replicas", "3", "--seat-ttl", this.opts.ttl],
       ...["--drift-delay", "100ms", "--max-wait", "2s", "--http", "127.0.0.1:0", "--log-level", "info"],
+      // Checkpoints every few seconds: every instance started again (a kill, a restart of all) starts from one.
+      ...["--checkpoint-every", "3s"],
       ...(this.opts.extraArgs ?? []),
     ];
     const p = spawnService({ server: this.proxies.map((x) => x.url).join(","), args, name: `${this.name}`, env: { LOG_FORMAT: "json" } });

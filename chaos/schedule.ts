@@ -29,7 +29,8 @@ export type FaultKind =
   | "malformed-burst"
   | "registry-drift"
   | "flood"
-  | "restart-all";
+  | "restart-all"
+  | "spoil-checkpoint";
 
 export const FAULT_KINDS: readonly FaultKind[] = [
   "kill-holder",
@@ -42,6 +43,7 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "registry-drift",
   "flood",
   "restart-all",
+  "spoil-checkpoint",
 ];
 
 /** The buckets a stream-leader kill or a consumer deletion aims at (the seat's too). */
@@ -99,9 +101,11 @@ const EXTRA_WEIGHTS: readonly (readonly [FaultKind, number])[] = [
   ["out-of-shape-burst", 2],
   ["malformed-burst", 2],
   ["registry-drift", 2],
+  ["spoil-checkpoint", 2],
 ];
 
-const disrupts = (k: FaultKind): boolean => k === "kill-holder" || k === "pause-instance" || k === "cut-connection" || k === "restart-all";
+const disrupts = (k: FaultKind): boolean =>
+  k === "kill-holder" || k === "pause-instance" || k === "cut-connection" || k === "restart-all" || k === "spoil-checkpoint";
 
 interface Draft {
   kind: FaultKind;
@@ -120,6 +124,8 @@ function durationOf(kind: FaultKind, rng: Rng, ttlMs: number): number {
       return Math.round(rng.between(2_000, 8_000)); // until the server is started again
     case "restart-all":
       return Math.round(rng.between(500, 3_000)); // every instance down, then all started at once
+    case "spoil-checkpoint":
+      return Math.round(rng.between(500, 2_000)); // one instance down, then started on the spoiled checkpoint
     default:
       return 0;
   }

@@ -8,11 +8,13 @@
  * (`prove.ts`). Anything else means the bucket is read whole, as without a
  * checkpoint: logged in one line that says why and what to do, and counted.
  */
+import { promisify } from "node:util";
+import { gunzip as zlibGunzip } from "node:zlib";
 import type { StreamInfo } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
 import type { Projection } from "../projections/projection.js";
 import type { BucketSpec } from "../projections/store/spec.js";
-import type { Seed } from "../projections/store/checkpoint-codec.js";
+import { CheckpointError, type Seed } from "../projections/store/checkpoint-codec.js";
 import type { CheckpointObjects } from "./objects.js";
 import { asStreamIdentity, refuseCheckpoint, type FallbackReason, type Refusal } from "./stream-identity.js";
 import type { CheckpointTally } from "./tally.js";
@@ -44,6 +46,17 @@ const ADVICE: Record<FallbackReason, string> = {
   count: "a key deleted since the checkpoint had its delete removed from the stream (a purge); reading the bucket whole is what is right",
 };
 
+const gunzip = promisify(zlibGunzip);
+
+/** A checkpoint as the writer gzipped it, unpacked in libuv's thread pool; a gzip error is a corrupt checkpoint. */
+async function gunzipped(stored: Uint8Array): Promise<Uint8Array> {
+  try {
+    return await gunzip(stored);
+  } catch (err) {
+    throw new CheckpointError("corrupt", `the checkpoint does not unpack: ${(err as Error).message}`);
+  }
+}
+
 function reasonOf(err: unknown): FallbackReason {
   const r = (err as { reason?: unknown })?.reason;
   return r === "format-version" || r === "foreign" ? r : "corrupt";
@@ -55,11 +68,11 @@ export async function seedFromCheckpoint(p: Projection, name: string, deps: Load
   let refusal: Refusal | undefined;
   let decoded: Seed | undefined;
   try {
-    const bytes = await deps.objects.read(name);
-    if (bytes === undefined) refusal = { reason: "missing", detail: "there is no checkpoint" };
+    const stored = await deps.objects.read(name);
+    if (stored === undefined) refusal = { reason: "missing", detail: "there is no checkpoint" };
     else {
       try {
-        decoded = deps.decode(bytes, p.store.spec);
+        decoded = deps.decode(await gunzipped(stored), p.store.spec);
       } catch (err) {
         refusal = { reason: reasonOf(err), detail: (err as Error).message };
       }

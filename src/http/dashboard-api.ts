@@ -16,10 +16,14 @@ export const NODE_PAGE_ENTRIES = 2_000;
 
 /** The mesh at a glance: seat, sync state, revisions, counts per bucket, the overview's totals. */
 export function overviewJson(p: ProvisionerReader): string {
+  const starts = p.checkpoints.snapshot();
   const buckets = Object.fromEntries(
     WHATS.map((w) => {
       const pr = p.projections[w];
-      return [w, { entries: pr.store.size, outOfShape: pr.store.outOfShapeCount, revision: pr.revision, synced: pr.isSynced }];
+      const c = starts[w];
+      // How the projection started: from its checkpoint (of which revision), read whole (why), or still proving one.
+      const start = c === undefined || c.start === "none" ? undefined : { from: c.start, revision: c.loadedRevision, reason: c.reason };
+      return [w, { entries: pr.store.size, outOfShape: pr.store.outOfShapeCount, revision: pr.revision, synced: pr.isSynced, start }];
     }),
   );
   return JSON.stringify({

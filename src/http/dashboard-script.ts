@@ -47,7 +47,15 @@ function header(o) {
   const h = o.seat && o.seat.holder;
   document.getElementById("seat").textContent = "seat: " + (h ? h.instance + " (" + h.host + ", pid " + h.pid + ")" : "nobody");
   document.getElementById("revisions").textContent =
-    ["registry", "needs", "applied", "collect"].map((w) => w + " " + num(o.buckets[w].entries) + " @" + o.buckets[w].revision + (o.buckets[w].synced ? "" : " (catching up)")).join(" · ");
+    ["registry", "needs", "applied", "collect"].map((w) => w + " " + num(o.buckets[w].entries) + " @" + o.buckets[w].revision + (o.buckets[w].synced ? "" : " (catching up)") + started(o.buckets[w].start)).join(" · ");
+}
+
+// How a projection started: from its checkpoint, or the bucket read whole and why.
+function started(s) {
+  if (!s) return "";
+  if (s.from === "checkpoint") return " (from checkpoint @" + s.revision + ")";
+  if (s.from === "pending") return " (proving checkpoint @" + s.revision + ")";
+  return s.reason === "missing" ? "" : " (read whole: " + s.reason + ")";
 }
 
 function cards(o) {

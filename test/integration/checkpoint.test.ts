@@ -1,5 +1,7 @@
 import { afterEach, beforeEach, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { promisify } from "node:util";
 import { Objm } from "@nats-io/obj";
 import { jetstream } from "@nats-io/jetstream";
 import { connectTo, FAST, startStack, type Stack } from "../helpers/stack.js";
@@ -15,6 +17,8 @@ import type { CheckpointCounts } from "../../src/protocol/stats.js";
  * read the bucket whole, and the answers are those of a full read.
  */
 const NEEDS_STREAM = streamName(BUCKETS.needs);
+const run = promisify(execFile);
+const BIN = new URL("../../../bin/mesh-provisioner", import.meta.url).pathname;
 const key = (i: number): string => `n${i % 4}.web.config.k${i}`;
 
 async function needsKeys(stack: Stack): Promise<string[]> {
@@ -67,6 +71,9 @@ describe("starting from a checkpoint", () => {
     assert.deepEqual(await needsKeys(stack), expected);
     const r = await stack.ask({ what: "needs", node: "n1" });
     assert.deepEqual(r.body.entries.find((e: { key: string }) => e.key === key(1))?.value, { overwritten: true });
+    // The operator's check of the projections against the buckets finds nothing to say.
+    const { stdout } = await run("node", [BIN, "verify", "--json", "--attempts", "1", "--server", stack.server.url], { timeout: 30_000 });
+    assert.deepEqual(JSON.parse(stdout).differences, []);
   });
 
   test("a key deleted after the checkpoint whose delete marker was then purged does not survive: the count sends the start to a full read", async () => {
