@@ -86,6 +86,13 @@ function warmRows(s: StartupResult): Row[] {
       check: { kind: "atMost", limit: 0.5, of: "ratio" },
     }),
     row({
+      metric: `three at once from a checkpoint: wrong answers of ${s.rounds.map((x) => x.warm.check.asks).join(" + ")} asked at the revision before the start (minRevision ${s.rounds.map((x) => x.warm.check.revisionBefore).join(", ")})`,
+      unit: "",
+      service: s.rounds.reduce((k, x) => k + x.warm.check.wrong.length, 0),
+      target: "0",
+      check: { kind: "atMost", limit: 0, of: "service" },
+    }),
+    row({
       metric: `verb p99 / max while the holder writes its needs checkpoint (${cp.bytes} bytes in ${cp.ms} ms; ${during.length} asks one at a time; baseline: ${before.length} asks just before; max ${Math.max(...during).toFixed(1)} ms)`,
       unit: "ms",
       service: Number(percentile(during, 99).toFixed(2)),

@@ -23,8 +23,9 @@ import { SERVICE_NAME, VERB_SUBJECT } from "../src/protocol/subjects.js";
 import { statsOf } from "../src/protocol/stats.js";
 import { startWriter, type WriterResult } from "./background-writer.js";
 import { jsonLine, logTime, spawnService, SYNCED_MSG, type Child } from "./children.js";
-import { nodeCount, percentile } from "./common.js";
+import { NEEDS_STREAM, nodeCount, percentile } from "./common.js";
 import { jsonBody } from "./measure.js";
+import { askWitnesses } from "./witnesses.js";
 
 const WROTE_MSG = "wrote a checkpoint of the projection";
 /** The holder's final checkpoints at 1M take seconds: its stop is given this long. */
@@ -38,6 +39,8 @@ export async function forgetCheckpoints(nc: NatsConnection): Promise<void> {
 export interface WarmStart {
   /** Spawn -> "all projections synced" of each of the three. */
   syncMs: number[];
+  /** The witness nodes' needs asked at the last revision before the spawn: the answers that differed from the bucket. */
+  check: { revisionBefore: number; asks: number; wrong: string[] };
   /** How each instance's needs projection started ($SRV.STATS). */
   from: string[];
   writer: WriterResult;
@@ -55,6 +58,9 @@ export interface WarmOptions {
   readonly timeoutMs: number;
   readonly serviceFlags: readonly string[];
   readonly log: (line: string) => void;
+  /** The witness nodes' needs as the bucket holds them (no writer touches them), and how many asks check them. */
+  readonly truth: ReadonlyMap<string, ReadonlyMap<string, string>>;
+  readonly asks: number;
 }
 
 async function syncedIn(child: Child, timeoutMs: number): Promise<number> {
@@ -109,7 +115,8 @@ export async function warmStart(o: WarmOptions): Promise<WarmStart> {
     await holder.stop(HOLDER_STOP_MS);
   }
 
-  const w = await startWriter(o.serverUrl, { rate: o.rate, keys: o.keys, exclude: new Set() });
+  const w = await startWriter(o.serverUrl, { rate: o.rate, keys: o.keys, exclude: new Set(o.truth.keys()) });
+  const revisionBefore = (await (await jetstreamManager(o.nc)).streams.info(NEEDS_STREAM)).state.last_seq;
   const children = [0, 1, 2].map(() => spawnService(o.serverUrl, o.serviceFlags));
   try {
     const syncMs = await Promise.all(children.map((c) => syncedIn(c, o.timeoutMs)));
@@ -120,7 +127,8 @@ export async function warmStart(o: WarmOptions): Promise<WarmStart> {
       from.push(c?.start === "full" ? `full (${c.reason})` : (c?.start ?? "?"));
     }
     o.log(`start-up from a checkpoint: three instances answering after ${syncMs.join(", ")} ms (needs from: ${from.join(", ")})`);
-    return { syncMs, from, writer: await w.stop(), checkpoint, asks };
+    const wrong = await askWitnesses(o.nc, o.truth, revisionBefore, o.asks);
+    return { syncMs, check: { revisionBefore, asks: o.asks, wrong }, from, writer: await w.stop(), checkpoint, asks };
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     if (w.running) await w.stop();

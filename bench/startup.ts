@@ -29,13 +29,13 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm } from "@nats-io/kv";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
 import { Svcm } from "@nats-io/services";
-import { SERVICE_NAME, VERB_SUBJECT } from "../src/protocol/subjects.js";
+import { SERVICE_NAME } from "../src/protocol/subjects.js";
 import { statsOf, type CreationCounts } from "../src/protocol/stats.js";
 import { startWriter, type WriterResult } from "./background-writer.js";
 import { logTime, MEASURED_NODE_FLAGS, spawnAnchor, spawnService, SYNCED_MSG, type Child } from "./children.js";
 import { ANCHOR_JS_TIMEOUT_MS, nodeCount, NEEDS_BUCKET, NEEDS_STREAM, sleep } from "./common.js";
-import { jsonBody } from "./measure.js";
 import { forgetCheckpoints, warmStart, type WarmStart } from "./startup-warm.js";
+import { askWitnesses } from "./witnesses.js";
 
 const CHECK_ASKS = 60;
 
@@ -180,20 +180,7 @@ async function startupRound(o: StartupOptions): Promise<StartupRound> {
     const syncMs = await Promise.all(children.map((c) => syncedIn(c, o.timeoutMs)));
     o.log(`start-up: three instances answering after ${syncMs.join(", ")} ms`);
     const before = await stats(o.nc, 3);
-    const wrong: string[] = [];
-    for (let a = 0; a < CHECK_ASKS; a++) {
-      const node = witnesses[a % witnesses.length]!;
-      const m = await o.nc.request(VERB_SUBJECT, jsonBody({ what: "needs", node, minRevision: revisionBefore }), { timeout: 10_000 });
-      const body = m.json<{ revision?: number; entries?: { key: string; value: unknown }[]; error?: unknown }>();
-      if (!body.entries) {
-        wrong.push(`${node}: ${JSON.stringify(body).slice(0, 200)}`);
-        continue;
-      }
-      const want = truth.get(node)!;
-      const got = new Map(body.entries.map((e) => [e.key, JSON.stringify(e.value)]));
-      const differs = [...want].filter(([k, v]) => got.get(k) !== v).length + [...got.keys()].filter((k) => !want.has(k)).length;
-      if (differs > 0 || (body.revision ?? 0) < revisionBefore) wrong.push(`${node} at revision ${body.revision}: ${differs} keys differ from the bucket`);
-    }
+    const wrong = await askWitnesses(o.nc, truth, revisionBefore, CHECK_ASKS);
     const after = await stats(o.nc, 3);
     const perInstance = after.map((s) => s.requests - (before.find((b) => b.id === s.id)?.requests ?? 0));
     const threeWriter = await w.stop();
@@ -215,7 +202,7 @@ async function startupRound(o: StartupOptions): Promise<StartupRound> {
     if (last.length < 3) lost.push(`only ${last.length} of 3 instances answered $SRV.STATS`);
     const three = syncMs.map((ms, i) => ({ syncMs: ms, ...creations(last.find((s) => s.instance?.includes(`-${children[i]!.pid}-`))) }));
     await Promise.all(children.map((c) => c.stop()));
-    const warm = await warmStart(o);
+    const warm = await warmStart({ ...o, truth, asks: CHECK_ASKS });
     return {
       rawMs,
       one,
