@@ -9,7 +9,8 @@
  * optimisation: when it cannot be made or reached, the service runs without
  * checkpoints (every start reads the buckets whole) and says so.
  */
-import { Objm, StorageType, type ObjectStore } from "@nats-io/obj";
+import { Objm, StorageType, type ObjectResult, type ObjectStore } from "@nats-io/obj";
+import { ProvisionerError } from "../protocol/errors.js";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { CHECKPOINT_BUCKET } from "../keys/mod.js";
 import type { Logger } from "../log.js";
@@ -26,6 +27,37 @@ export interface CheckpointObjects {
 export interface ObjectsOptions {
   readonly replicas: number;
   readonly maxBytes: number;
+  /** A read that receives nothing for this long is given up (READ_IDLE_MS by default). */
+  readonly idleMs?: number;
+}
+
+/**
+ * A checkpoint's chunks stop arriving when the object is replaced while it is
+ * read (its old chunks are purged under the reader): a read that receives
+ * nothing for this long is given up, and the start reads the bucket whole.
+ */
+export const READ_IDLE_MS = 5_000;
+
+/** Every chunk of an object, checked against its digest by the client; rejects when the chunks stop coming. */
+async function readWhole(got: ObjectResult, idleMs: number): Promise<Uint8Array> {
+  const reader = got.data.getReader();
+  const parts: Uint8Array[] = [];
+  let size = 0;
+  for (;;) {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const idle = new Promise<"idle">((r) => (timer = setTimeout(() => r("idle"), idleMs)));
+    const next = await Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
+    if (next === "idle") {
+      await reader.cancel().catch(() => undefined);
+      throw new ProvisionerError("BUCKET", `the checkpoint ${got.info.name} stopped arriving after ${size} of ${got.info.size} bytes (replaced while it was read?)`);
+    }
+    if (next.done) break;
+    parts.push(next.value);
+    size += next.value.length;
+  }
+  const err = await got.error;
+  if (err) throw err;
+  return Buffer.concat(parts, size);
 }
 
 /** Open (or create) the checkpoints' bucket; undefined, with a warning a person can act on, when it cannot be. */
@@ -47,8 +79,9 @@ export async function openCheckpointObjects(js: JetStreamClient, opts: ObjectsOp
   }
   return {
     async read(name) {
-      const got = await os.getBlob(name);
-      return got ?? undefined;
+      const got = await os.get(name);
+      if (got === null) return undefined;
+      return readWhole(got, opts.idleMs ?? READ_IDLE_MS);
     },
     async write(name, description, chunks) {
       const info = await os.put({ name, description }, chunks);
