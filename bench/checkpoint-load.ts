@@ -4,10 +4,12 @@
  * one, then decoded into a new store as a start loads one. Prints the
  * encode's cost per entry and its longest slice (how long one turn of the
  * event loop is taken), the bytes per entry, the decode's cost per entry, and
- * the decode against `apply` of the same entries, in the same run.
+ * the decode against `apply` of the same entries, in the same run; and the
+ * gzip (level 1, as the writer stores it) and gunzip of the whole.
  *
  *   node dist/bench/checkpoint-load.js [N=1000000] [runs=3]
  */
+import { gunzipSync, gzipSync } from "node:zlib";
 import { ProjectionStore } from "../src/projections/store/store.js";
 import { specFor } from "../src/projections/bucket-specs.js";
 import { KNOWN_KINDS } from "../src/reconcile/registry.js";
@@ -43,6 +45,12 @@ for (let r = 0; r < runs; r++) {
   }
   const encodeMs = ms(t0);
   const bytes = Buffer.concat(chunks);
+  t0 = performance.now();
+  const zipped = gzipSync(bytes, { level: 1 });
+  const gzipMs = ms(t0);
+  t0 = performance.now();
+  gunzipSync(zipped);
+  const gunzipMs = ms(t0);
 
   t0 = performance.now();
   const seed = decodeStore(bytes, spec);
@@ -50,6 +58,7 @@ for (let r = 0; r < runs; r++) {
   if (seed.store.size !== n) throw new Error(`decoded ${seed.store.size} entries, not ${n}`);
   process.stdout.write(
     `run ${r + 1}: apply ${us(applyMs)} µs/entry; encode ${us(encodeMs)} µs/entry, longest slice of ${SLICE_ENTRIES} ${longest.toFixed(1)} ms, ` +
-      `${(bytes.length / n).toFixed(1)} B/entry (${(bytes.length / 2 ** 20).toFixed(0)} MiB); decode ${us(decodeMs)} µs/entry, ${(decodeMs / applyMs).toFixed(2)}x apply\n`,
+      `${(bytes.length / n).toFixed(1)} B/entry (${(bytes.length / 2 ** 20).toFixed(0)} MiB), ` +
+      `gzipped ${(zipped.length / n).toFixed(1)} B/entry, gzip ${gzipMs.toFixed(0)} ms, gunzip ${gunzipMs.toFixed(0)} ms; decode ${us(decodeMs)} µs/entry, ${(decodeMs / applyMs).toFixed(2)}x apply\n`,
   );
 }

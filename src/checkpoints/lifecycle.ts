@@ -10,7 +10,7 @@ import type { JetStreamClient, JetStreamManager, StreamInfo } from "@nats-io/jet
 import { BUCKETS, streamName } from "../keys/mod.js";
 import type { Logger } from "../log.js";
 import type { Projection } from "../projections/projection.js";
-import { decodeStore, encodeStore } from "../projections/store/checkpoint-codec.js";
+import { encodeStore, openCheckpoint } from "../projections/store/checkpoint-codec.js";
 import { fellBack, seedFromCheckpoint } from "./loader.js";
 import { openCheckpointObjects, type CheckpointObjects } from "./objects.js";
 import { proveSeed } from "./prove.js";
@@ -50,7 +50,7 @@ export async function startCheckpoints(deps: CheckpointDeps): Promise<Checkpoint
     await Promise.all(
       names.map(async (name) => {
         const p = deps.projections[name];
-        const refusal = await seedFromCheckpoint(p, name, { objects, decode: decodeStore, streamInfo, tally, log, now }).catch((err: unknown) => {
+        const refusal = await seedFromCheckpoint(p, name, { objects, open: openCheckpoint, streamInfo, tally, log, now }).catch((err: unknown) => {
           fellBack(name, { reason: "unreadable", detail: (err as Error).message }, { tally, log });
           return undefined;
         });

@@ -14,17 +14,17 @@ import type { StreamInfo } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
 import type { Projection } from "../projections/projection.js";
 import type { BucketSpec } from "../projections/store/spec.js";
-import { CheckpointError, type Seed } from "../projections/store/checkpoint-codec.js";
+import { CheckpointError, type OpenedCheckpoint } from "../projections/store/checkpoint-codec.js";
 import type { CheckpointObjects } from "./objects.js";
 import { asStreamIdentity, refuseCheckpoint, type FallbackReason, type Refusal } from "./stream-identity.js";
 import type { CheckpointTally } from "./tally.js";
 
-/** Decodes a checkpoint's bytes for `spec`; throws an error whose `reason` is a fallback reason when it cannot. */
-export type CheckpointDecoder = (bytes: Uint8Array, spec: BucketSpec) => Seed;
+/** Checks a checkpoint's bytes for `spec`, ready to load; throws an error whose `reason` is a fallback reason when they cannot be used. */
+export type CheckpointOpener = (bytes: Uint8Array, spec: BucketSpec) => OpenedCheckpoint;
 
 export interface LoadDeps {
   readonly objects: CheckpointObjects;
-  readonly decode: CheckpointDecoder;
+  readonly open: CheckpointOpener;
   readonly streamInfo: (name: string) => Promise<StreamInfo>;
   readonly tally: CheckpointTally;
   readonly log: Logger;
@@ -48,10 +48,17 @@ const ADVICE: Record<FallbackReason, string> = {
 
 const gunzip = promisify(zlibGunzip);
 
+/**
+ * zlib's output chunk: each is a round trip between libuv's thread pool and
+ * the event loop, so a checkpoint of a hundred MiB or more is unpacked in
+ * chunks of a MiB rather than zlib's default 16 KiB.
+ */
+const UNPACK_CHUNK_BYTES = 1 << 20;
+
 /** A checkpoint as the writer gzipped it, unpacked in libuv's thread pool; a gzip error is a corrupt checkpoint. */
 async function gunzipped(stored: Uint8Array): Promise<Uint8Array> {
   try {
-    return await gunzip(stored);
+    return await gunzip(stored, { chunkSize: UNPACK_CHUNK_BYTES });
   } catch (err) {
     throw new CheckpointError("corrupt", `the checkpoint does not unpack: ${(err as Error).message}`);
   }
@@ -62,40 +69,59 @@ function reasonOf(err: unknown): FallbackReason {
   return r === "format-version" || r === "foreign" ? r : "corrupt";
 }
 
-/** Seed `p` from the newest checkpoint named `name` when it may be used; returns why not otherwise. */
+/**
+ * Seed `p` from the newest checkpoint named `name` when it may be used;
+ * returns why not otherwise. Its bytes are checked (digest, format, bucket)
+ * and the stream's identity compared before any record is loaded.
+ */
 export async function seedFromCheckpoint(p: Projection, name: string, deps: LoadDeps): Promise<Refusal | undefined> {
   const t0 = deps.now();
+  /** How long each step took (ms), for the log line. */
+  const steps = { read: 0, unpack: 0, check: 0, load: 0 };
+  let at = t0;
+  const step = (which: keyof typeof steps): void => {
+    const t = deps.now();
+    steps[which] = t - at;
+    at = t;
+  };
   let refusal: Refusal | undefined;
-  let decoded: Seed | undefined;
+  let opened: OpenedCheckpoint | undefined;
   try {
     const stored = await deps.objects.read(name);
+    step("read");
     if (stored === undefined) refusal = { reason: "missing", detail: "there is no checkpoint" };
     else {
-      try {
-        decoded = deps.decode(await gunzipped(stored), p.store.spec);
-      } catch (err) {
-        refusal = { reason: reasonOf(err), detail: (err as Error).message };
-      }
+      const bytes = await gunzipped(stored);
+      step("unpack");
+      opened = deps.open(bytes, p.store.spec);
     }
   } catch (err) {
-    refusal = { reason: "unreadable", detail: (err as Error).message };
+    refusal = err instanceof CheckpointError ? { reason: reasonOf(err), detail: err.message } : { reason: "unreadable", detail: (err as Error).message };
   }
-  if (decoded !== undefined) {
-    const recorded = asStreamIdentity(decoded.stream);
+  if (opened !== undefined) {
+    const recorded = asStreamIdentity(opened.stream);
     refusal =
       recorded === undefined
         ? { reason: "corrupt", detail: "the checkpoint does not name the stream it was taken from" }
-        : refuseCheckpoint(recorded, decoded.revision, await deps.streamInfo(name));
+        : refuseCheckpoint(recorded, opened.revision, await deps.streamInfo(name));
+    step("check");
   }
-  if (refusal !== undefined || decoded === undefined) {
+  if (refusal === undefined && opened !== undefined) {
+    try {
+      p.seedFrom((store) => (opened as OpenedCheckpoint).loadInto(store));
+      step("load");
+    } catch (err) {
+      refusal = { reason: reasonOf(err), detail: (err as Error).message };
+    }
+  }
+  if (refusal !== undefined || opened === undefined) {
     const why = refusal ?? { reason: "corrupt" as const, detail: "nothing decoded" };
     fellBack(name, why, deps);
     return why;
   }
-  deps.tally.loading(name, decoded.revision);
-  p.seedWith(decoded.store);
+  deps.tally.loading(name, opened.revision);
   deps.log.info(
-    { checkpoint: name, revision: decoded.revision, entries: decoded.store.size, writtenAt: new Date(decoded.writtenAt).toISOString(), ms: deps.now() - t0 },
+    { checkpoint: name, revision: opened.revision, entries: p.store.size, writtenAt: new Date(opened.writtenAt).toISOString(), ms: deps.now() - t0, steps },
     "loaded a checkpoint: the bucket is read from its revision on, and answered once a count proves it",
   );
   return undefined;

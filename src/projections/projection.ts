@@ -99,14 +99,24 @@ export class Projection {
   }
 
   /**
-   * Start from `store`, a checkpoint loaded aside (before the watch is
-   * connected): the watch then reads the bucket from its revision + 1.
+   * Start from a checkpoint (before the watch is connected): `fill` loads it
+   * into a new store, which the observer is told of as it fills, and which
+   * then takes the place of this projection's; the watch then reads the
+   * bucket from its revision + 1. When `fill` throws, nothing changes and
+   * the observer is emptied again.
    */
-  seedWith(store: ProjectionStore): void {
+  seedFrom(fill: (store: ProjectionStore) => void): void {
     if (this.sub !== undefined || this.writable.size > 0) throw new ProvisionerError("INTERNAL", `the ${this.what} projection can take a checkpoint only before its watch starts`);
-    this.writable.adopt(store);
-    this.seed = { revision: store.revision };
-    this.replayToObserver();
+    this.observer?.clear();
+    const next = new ProjectionStore(this.writable.spec, { observer: this.observer });
+    try {
+      fill(next);
+    } catch (err) {
+      this.observer?.clear();
+      throw err;
+    }
+    this.writable.adopt(next);
+    this.seed = { revision: next.revision };
   }
 
   /** The checkpoint's revision while a seed waits for its proof. */

@@ -22,6 +22,7 @@
  * checkpoint held of it.
  */
 import { createHash, type Hash } from "node:crypto";
+import { ProvisionerError } from "../../protocol/errors.js";
 import { ProjectionStore } from "./store.js";
 import type { BucketSpec } from "./spec.js";
 import type { StoreView } from "./view.js";
@@ -215,8 +216,15 @@ function corrupt(message: string): CheckpointError {
   return new CheckpointError("corrupt", `the checkpoint is not whole or not a checkpoint: ${message}`);
 }
 
-/** Read a checkpoint's bytes back into a store of `spec` at the checkpoint's revision (not synced); throws CheckpointError. */
-export function decodeStore(bytes: Uint8Array, spec: BucketSpec): Seed {
+/** A checkpoint whose digest, format and bucket have been checked: what it says, and its records to load. */
+export interface OpenedCheckpoint extends CheckpointMeta {
+  readonly revision: number;
+  /** Load its records into `store` (new, empty, of the same spec) and set the store's revision; throws CheckpointError. */
+  loadInto(store: ProjectionStore): void;
+}
+
+/** Check a checkpoint's bytes for `spec` (magic, format version, digest, header, bucket) without loading them; throws CheckpointError. */
+export function openCheckpoint(bytes: Uint8Array, spec: BucketSpec): OpenedCheckpoint {
   const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
   if (b.length < PREAMBLE + TRAILER_BYTES || !b.subarray(0, MAGIC.length).equals(MAGIC)) throw corrupt("it does not start as one");
   const version = b.readUInt32LE(MAGIC.length);
@@ -239,14 +247,28 @@ export function decodeStore(bytes: Uint8Array, spec: BucketSpec): Seed {
     throw new CheckpointError("foreign", `the checkpoint is of ${header.what} (${header.bucket}), not of ${spec.what} (${spec.bucket})`);
   }
   if (!Number.isSafeInteger(header.revision) || header.revision < 0 || typeof header.stream !== "object" || header.stream === null) throw corrupt("its header lacks a revision or a stream");
-  return { revision: header.revision, stream: header.stream, writtenAt: header.writtenAt, store: readRecords(b, bodyAt, trailerAt, spec, header.revision) };
+  const revision = header.revision;
+  return {
+    revision,
+    stream: header.stream,
+    writtenAt: header.writtenAt,
+    loadInto: (store) => readRecords(b, bodyAt, trailerAt, store, revision),
+  };
 }
 
-function readRecords(b: Buffer, from: number, to: number, spec: BucketSpec, revision: number): ProjectionStore {
+/** Read a checkpoint's bytes back into a new store of `spec` at the checkpoint's revision (not synced); throws CheckpointError. */
+export function decodeStore(bytes: Uint8Array, spec: BucketSpec): Seed {
+  const opened = openCheckpoint(bytes, spec);
+  const store = new ProjectionStore(spec);
+  opened.loadInto(store);
+  return { revision: opened.revision, stream: opened.stream, writtenAt: opened.writtenAt, store };
+}
+
+function readRecords(b: Buffer, from: number, to: number, store: ProjectionStore, revision: number): void {
+  if (store.size !== 0 || store.outOfShapeCount !== 0) throw new ProvisionerError("INTERNAL", "a checkpoint is loaded into an empty store only");
   const entries = b.readUInt32LE(to + 1);
   const outOfShape = b.readUInt32LE(to + 5);
   const markers = b.readUInt32LE(to + 9);
-  const store = new ProjectionStore(spec);
   store.expect(entries);
   const none = new Uint8Array(0);
   // The digest has passed, so the bytes are as written; the bounds are checked all the same, and the store being
@@ -290,5 +312,4 @@ function readRecords(b: Buffer, from: number, to: number, spec: BucketSpec, revi
   if (seen !== entries + outOfShape || marked !== markers) throw corrupt("its counts do not match its records");
   if (store.size + store.outOfShapeCount !== seen) throw corrupt("a key is written twice");
   store.revision = revision;
-  return store;
 }
