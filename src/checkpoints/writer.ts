@@ -17,6 +17,7 @@
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { Readable } from "node:stream";
+import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
 import { ProvisionerError } from "../protocol/errors.js";
 import type { StreamInfo } from "@nats-io/jetstream";
@@ -147,8 +148,13 @@ export class CheckpointWriter {
         yield chunk;
       }
     }
-    const gzipped = Readable.from(slices()).pipe(createGzip({ level: GZIP_LEVEL }));
+    // `pipeline`, not `pipe`: a slice that throws (the seat lost) must fail the gzip stream, and with it the
+    // object's write, rather than be an 'error' event nobody listens to, which would end the process.
+    const gzipped = createGzip({ level: GZIP_LEVEL });
+    const piped = pipeline(Readable.from(slices()), gzipped);
+    piped.catch(() => undefined);
     const bytes = await deps.objects.write(name, describeCheckpoint(encoder.revision, now), Readable.toWeb(gzipped) as ReadableStream<Uint8Array>);
+    await piped;
     const ms = deps.now() - t0;
     this.last.set(name, { revision: encoder.revision, at: now });
     deps.tally.wrote(name, encoder.revision, bytes, ms, new Date(now));
