@@ -47,7 +47,7 @@ async function askOnce(nc: NatsConnection, t: Target, i: number, o: AskerOptions
   const sent = performance.now();
   let outcome: Outcome;
   try {
-    const m = await nc.request(t.subject, t.bodyOf(i), { timeout: o.timeoutMs });
+    const m = await nc.request(t.subjectOf(i), t.bodyOf(i), { timeout: o.timeoutMs });
     outcome = serviceErrorCode(m) ?? 200;
   } catch (err) {
     outcome = outcomeOf(err);

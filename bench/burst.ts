@@ -19,7 +19,7 @@ import { startAsker, type Ask } from "./asker.js";
 import { summarizeBurst, type BurstSummary } from "./burst-summary.js";
 import { addGcLine, emptyGcWindow, type GcWindow } from "./gc-trace.js";
 import { Progress } from "./load.js";
-import { cyclingTarget } from "./measure.js";
+import { cyclingTarget, nodesTarget } from "./measure.js";
 
 const IN_FLIGHT = 256;
 const ASK_EVERY_MS = 100;
@@ -104,8 +104,8 @@ export async function burstPhase(o: BurstOptions): Promise<BurstResult> {
   o.log(`burst: ${o.count} new keys at full speed (${IN_FLIGHT} in flight), asking one node's needs every ${ASK_EVERY_MS} ms`);
   const offset = Math.floor(Math.random() * o.bodies.length);
   // The idle asks and the burst's asks continue the same node sequence: no node is asked twice close together.
-  const idleTarget = cyclingTarget(VERB_SUBJECT, o.bodies, offset);
-  const target = cyclingTarget(VERB_SUBJECT, o.bodies, offset + IDLE_ASKS);
+  const idleTarget = nodesTarget(o.bodies, offset);
+  const target = nodesTarget(o.bodies, offset + IDLE_ASKS);
   const idleOrigin = performance.now() + IDLE_ASKS * ASK_EVERY_MS;
   // The echo's asks: the same bodies, half a period after the service's (its own origin, so `at` reads the same).
   const echoAsker = (from: number, origin: number, maxAsks: number) =>

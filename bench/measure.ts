@@ -7,9 +7,11 @@
 import type { KV } from "@nats-io/kv";
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import { KEYS_PER_NODE, sleep, valueOf } from "./common.js";
+import { nodeVerbSubject } from "../src/protocol/subjects.js";
 
 export interface Target {
-  readonly subject: string;
+  /** The subject of this target's request number i. */
+  readonly subjectOf: (i: number) => string;
   /** The body of this target's request number i (0, 1, 2, …): pre-encoded, so asking encodes nothing. */
   readonly bodyOf: (i: number) => Uint8Array;
 }
@@ -19,18 +21,25 @@ const enc = new TextEncoder();
 export const jsonBody = (obj: unknown): Uint8Array => enc.encode(JSON.stringify(obj));
 
 /** The same body every time. */
-export const fixedTarget = (subject: string, body: Uint8Array): Target => ({ subject, bodyOf: () => body });
+export const fixedTarget = (subject: string, body: Uint8Array): Target => ({ subjectOf: () => subject, bodyOf: () => body });
 
 /** The bodies in turn from `offset`, round and round. */
-export function cyclingTarget(subject: string, bodies: readonly Uint8Array[], offset: number): Target {
+export function cyclingTarget(subject: string | readonly string[], bodies: readonly Uint8Array[], offset: number): Target {
   if (bodies.length === 0) throw new Error("cyclingTarget needs at least one body");
   const n = bodies.length;
   const start = ((offset % n) + n) % n;
-  return { subject, bodyOf: (i) => bodies[(start + i) % n]! };
+  const subjectOf = typeof subject === "string" ? () => subject : (i: number) => subject[(start + i) % n]!;
+  return { subjectOf, bodyOf: (i) => bodies[(start + i) % n]! };
 }
 
 /** `{"what":"needs","node":"n<i>"}` for every node n0 … n<nodes-1>, encoded once. */
 export const needsBodies = (nodes: number): Uint8Array[] => Array.from({ length: nodes }, (_, i) => jsonBody({ what: "needs", node: `n${i}` }));
+
+/** Node n<i>'s own verb subject for each body of `needsBodies`: where a node's client asks its own needs. */
+export const needsSubjects = (nodes: number): string[] => Array.from({ length: nodes }, (_, i) => nodeVerbSubject(`n${i}`));
+
+/** The service asked as the nodes ask it: `bodies` (from `needsBodies`) in turn from `offset`, each on its node's own subject. */
+export const nodesTarget = (bodies: readonly Uint8Array[], offset: number): Target => cyclingTarget(needsSubjects(bodies.length), bodies, offset);
 
 /** The service's error code of a reply (Nats-Service-Error-Code), or undefined for an answer. */
 export function serviceErrorCode(m: Msg): number | undefined {
@@ -77,7 +86,8 @@ export async function interleavedLatency(
   const deadline = Date.now() + opts.timeoutMs;
   const ask = (ti: number): Promise<number | undefined> => {
     const t = targets[ti]!;
-    return timed(nc, t.subject, t.bodyOf(sent[ti]!++));
+    const i = sent[ti]!++;
+    return timed(nc, t.subjectOf(i), t.bodyOf(i));
   };
   for (let ti = 0; ti < targets.length; ti++) for (let i = 0; i < opts.warmup && Date.now() < deadline; i++) await ask(ti);
   for (let i = 0; i < opts.count && Date.now() < deadline; i++) {
@@ -111,7 +121,8 @@ export async function throughput(nc: NatsConnection, t: Target, inFlight: number
   const worker = async (): Promise<void> => {
     // Bounded by time; a worker whose requests all fail still stops at the end.
     while (performance.now() < end) {
-      if ((await timed(nc, t.subject, t.bodyOf(next++))) === undefined) errors++;
+      const i = next++;
+      if ((await timed(nc, t.subjectOf(i), t.bodyOf(i))) === undefined) errors++;
       else completed++;
     }
   };

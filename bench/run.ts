@@ -38,7 +38,7 @@ import { ROOT, spawnAnchor, stopAll } from "./children.js";
 import { runBench, UsageError } from "./entry.js";
 import { ensureServiceBuckets, loadNeeds, openNeeds } from "./load.js";
 import type { Measured } from "./measured.js";
-import { cyclingTarget, fixedTarget, interleavedLatency, jsonBody, needsBodies } from "./measure.js";
+import { cyclingTarget, nodesTarget, fixedTarget, interleavedLatency, jsonBody, needsBodies } from "./measure.js";
 import { putPhase } from "./put-phase.js";
 import { machine, machineLines, markdownTable, writeJson } from "./report.js";
 import { resultsJson } from "./results-json.js";
@@ -253,11 +253,11 @@ async function uncachedLatency(nc: NatsConnection, kv: KV, bodies: readonly Uint
   log(`latency, 1 in flight, a new node each request (uncached): ${count} nodes, interleaved with the echo asked the same nodes, after a warm-up round`);
   const warm = Math.floor(Math.random() * bodies.length);
   if (!(await bumpRevision(nc, kv, VERB_SUBJECT))) log("warning: could not move the revision before the warm-up; answers may come from the cache");
-  await interleavedLatency(nc, [cyclingTarget(VERB_SUBJECT, bodies, warm), cyclingTarget(ECHO_SUBJECT, bodies, warm)], { count, warmup: 0, timeoutMs: 120_000 });
+  await interleavedLatency(nc, [nodesTarget(bodies, warm), cyclingTarget(ECHO_SUBJECT, bodies, warm)], { count, warmup: 0, timeoutMs: 120_000 });
   if (!(await bumpRevision(nc, kv, VERB_SUBJECT))) log("warning: could not move the revision before the uncached latency; answers may come from the cache");
   const offset = Math.floor(Math.random() * bodies.length);
   const before = await verbTally(nc, 1);
-  const [service, echo] = await interleavedLatency(nc, [cyclingTarget(VERB_SUBJECT, bodies, offset), cyclingTarget(ECHO_SUBJECT, bodies, offset)], {
+  const [service, echo] = await interleavedLatency(nc, [nodesTarget(bodies, offset), cyclingTarget(ECHO_SUBJECT, bodies, offset)], {
     count,
     warmup: 0,
     timeoutMs: 120_000,

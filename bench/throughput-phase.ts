@@ -14,7 +14,7 @@ import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { VERB_SUBJECT } from "../src/protocol/subjects.js";
 import { ECHO_SUBJECT } from "./common.js";
-import { cyclingTarget, fixedTarget, throughput, type Target } from "./measure.js";
+import { cyclingTarget, nodesTarget, fixedTarget, throughput, type Target } from "./measure.js";
 import { bumpRevision, startTicker } from "./revision-ticker.js";
 import { tallySince, verbTally, type VerbTally } from "./verb-tally.js";
 
@@ -73,7 +73,7 @@ export async function uncachedThroughput(
   let tick = { puts: 0, errors: 0 };
   try {
     out = await alternate(nc, rounds, durationMs, (r) => ({
-      service: cyclingTarget(VERB_SUBJECT, bodies, offsets[r]!),
+      service: nodesTarget(bodies, offsets[r]!),
       echo: cyclingTarget(ECHO_SUBJECT, bodies, offsets[r]!),
     }));
   } finally {

@@ -14,7 +14,7 @@ import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { VERB_SUBJECT } from "../src/protocol/subjects.js";
 import { logTime, spawnService, SYNCED_MSG } from "./children.js";
-import { cyclingTarget, throughput } from "./measure.js";
+import { cyclingTarget, nodesTarget, throughput } from "./measure.js";
 import { bumpRevision, startTicker } from "./revision-ticker.js";
 import { IN_FLIGHT } from "./throughput-phase.js";
 import { tallySince, verbTally, type VerbTally } from "./verb-tally.js";
@@ -58,7 +58,7 @@ async function measure(o: TwoInstancesOptions, instances: number): Promise<Insta
   const out: Instances = { perSecond: [], errors: 0, verb: before, ticker: { puts: 0, errors: 0 } };
   try {
     for (let r = 0; r < o.rounds; r++) {
-      const t = cyclingTarget(VERB_SUBJECT, o.bodies, Math.floor(Math.random() * o.bodies.length));
+      const t = nodesTarget(o.bodies, Math.floor(Math.random() * o.bodies.length));
       const res = await throughput(o.nc, t, IN_FLIGHT, o.durationMs);
       out.perSecond.push(res.perSecond);
       out.errors += res.errors;
@@ -79,7 +79,7 @@ export async function twoInstances(o: TwoInstancesOptions): Promise<TwoInstances
     const syncedAt = await second.waitFor("stderr", (l) => logTime(l, SYNCED_MSG), o.syncTimeoutMs, `the second instance's "${SYNCED_MSG}"`);
     const secondSyncMs = syncedAt - second.spawnedAt;
     o.log(`second instance synced in ${secondSyncMs} ms; warming up, then two instances`);
-    await throughput(o.nc, cyclingTarget(VERB_SUBJECT, o.bodies, 0), IN_FLIGHT, WARM_UP_MS);
+    await throughput(o.nc, nodesTarget(o.bodies, 0), IN_FLIGHT, WARM_UP_MS);
     const two = await measure(o, 2);
     o.log(
       `answers/s: one instance ${one.perSecond.map((x) => x.toFixed(0)).join(", ")}; two ${two.perSecond.map((x) => x.toFixed(0)).join(", ")}` +

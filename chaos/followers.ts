@@ -9,7 +9,7 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Subscription } from "rxjs";
-import { ProvisionerClient, type View } from "../src/client/index.js";
+import { ProvisionerClient, type ClientScope, type View } from "../src/client/index.js";
 import type { What } from "../src/keys/mod.js";
 import { tokenOf, type FollowerFinal } from "./history.js";
 
@@ -18,6 +18,8 @@ export interface FollowerSpec {
   readonly user: string;
   readonly what: What;
   readonly node?: string;
+  /** The grant its connection holds (the client's scope): a provider's or a node's. */
+  readonly scope?: ClientScope;
 }
 
 export class Follower {
@@ -35,7 +37,7 @@ export class Follower {
   ) {}
 
   start(): void {
-    const client = new ProvisionerClient(this.nc, { timeoutMs: 5000 });
+    const client = new ProvisionerClient(this.nc, { timeoutMs: 5000, ...(this.spec.scope === undefined ? {} : { scope: this.spec.scope }) });
     const request = this.spec.node === undefined ? { what: this.spec.what } : { what: this.spec.what, node: this.spec.node };
     this.sub = client.watch(request as never, { seatCheckMs: 2000, onError: () => void this.errors++ }).subscribe((v) => {
       this.view = v as View;

@@ -179,22 +179,23 @@ async function main(): Promise<number> {
     const writers = new Map<string, NodeWriter>();
     for (const n of NODES) writers.set(n, new NodeWriter(n, await connect(c.node(n), `writer-${n}`), history, rng.derive(`writer ${n}`), ledger));
     const floodWriter = new NodeWriter(FLOOD_NODE, await connect(c.node(FLOOD_NODE), "flood"), history, rng.derive("flood"), ledger);
-    const providerNc = await connect(c.provider, "readers");
-    const client = new ProvisionerClient(providerNc, { timeoutMs: 4000 });
+    // The readers read every node's buckets, as an operator does: under the provisioner's grant.
+    const readersNc = await connect(c.provisioner, "readers");
+    const client = new ProvisionerClient(readersNc, { timeoutMs: 4000 });
     const readers = ["r1", "r2"].map((name) => new VerbReader(name, client, history, rng.derive(`reader ${name}`), ledger, NODES));
     const followNc = await connect(c.provider, "followers");
     const now = (): number => history.now();
-    followers.push(new Follower({ name: "needs", user: c.provider.user, what: "needs" }, followNc, now));
-    followers.push(new Follower({ name: "registry", user: c.provider.user, what: "registry" }, followNc, now));
+    followers.push(new Follower({ name: "needs", user: c.provider.user, what: "needs", scope: "needs" }, followNc, now));
+    followers.push(new Follower({ name: "registry", user: c.provider.user, what: "registry", scope: "needs" }, followNc, now));
     for (const [i, n] of NODES.entries()) {
       const what = NODE_BUCKETS[i % NODE_BUCKETS.length]!;
-      followers.push(new Follower({ name: `${n}-${what}`, user: c.node(n).user, what, node: n }, await connect(c.node(n), `follower-${n}`), now));
+      followers.push(new Follower({ name: `${n}-${what}`, user: c.node(n).user, what, node: n, scope: { node: n } }, await connect(c.node(n), `follower-${n}`), now));
     }
     for (const x of followers) x.start();
     for (const w of writers.values()) w.start();
     for (const r of readers) r.start();
 
-    const injector = new Injector({ history, cluster: c, instances: inst, observer: obs, writers, floodWriter, verbNc: providerNc, rng, registryTable: table, floodValueBytes: 1024,
+    const injector = new Injector({ history, cluster: c, instances: inst, observer: obs, writers, floodWriter, verbNc: readersNc, rng, registryTable: table, floodValueBytes: 1024,
       ...(floodFeature ? { oversizeBytes: 20 * 1024 } : {}),
     });
     history.meta.chaosStartedAt = history.now();

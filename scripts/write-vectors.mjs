@@ -30,6 +30,7 @@ const { needsKey, appliedKey, collectKey } = await dist("client/keys.js");
 const { covers, feedSubjects, filtersOf } = await dist("client/narrowing.js");
 const { ViewState } = await dist("client/view-state.js");
 const { PROTOCOL_VERSION } = await dist("protocol/version.js");
+const { MESH_SCOPE, NEEDS_SCOPE, nodeScope, requestSubject, scopedNode, scopeSubject } = await dist("protocol/scope.js");
 
 const files = {};
 const header = (what) => ({
@@ -357,6 +358,43 @@ files["views.json"] = {
       },
     };
   }),
+};
+
+// ---- scopes.json: which verb subject a client of each scope asks on, and what the service answers there ----
+const scopeOf = (s) => (s === "mesh" ? MESH_SCOPE : s === "needs" ? NEEDS_SCOPE : nodeScope(s.node));
+const scopes = ["mesh", "needs", { node: "n1" }];
+const asked = [
+  { what: "registry" },
+  { what: "needs" },
+  { what: "needs", node: "n1" },
+  { what: "needs", node: "n2" },
+  { what: "applied" },
+  { what: "applied", node: "n1" },
+  { what: "applied", node: "n2" },
+  { what: "collect" },
+  { what: "collect", node: "n1" },
+  { what: "collect", node: "n2" },
+];
+const statusOf = (fn) => {
+  try {
+    return { status: 200, node: fn() ?? null };
+  } catch (err) {
+    return { status: err.status };
+  }
+};
+files["scopes.json"] = {
+  ...header(
+    "the verb's read scopes (docs/protocol.md, \"Who may read what\"): the subject each scope answers on (`subject`), the subject a client of that scope asks a request on (`asks`), and what the service does with the request there: 200 with the node it is narrowed to (null: every node), or 403",
+  ),
+  subjects: scopes.map((scope) => ({ scope, subject: scopeSubject(scopeOf(scope)) })),
+  cases: scopes.flatMap((scope) =>
+    asked.map((request) => ({
+      scope,
+      request,
+      asks: requestSubject(scopeOf(scope), request.node),
+      ...statusOf(() => scopedNode(scopeOf(scope), request.what, request.node)),
+    })),
+  ),
 };
 
 for (const [name, doc] of Object.entries(files)) writeFileSync(`${root}vectors/${name}`, `${JSON.stringify(doc, null, 1)}\n`);

@@ -7,12 +7,34 @@ import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import type { Observable } from "rxjs";
 import { wrapError } from "../protocol/errors.js";
 import type { What } from "../keys/mod.js";
-import { VERB_SUBJECT } from "../protocol/subjects.js";
+import { MESH_SCOPE, NEEDS_SCOPE, nodeScope, requestSubject, type VerbScope } from "../protocol/scope.js";
 import { VerbError } from "./errors.js";
 import type { Answer, EntryOf, Page, ProvisionerRequest, View } from "../protocol/messages.js";
 import { watchView, type WatchOptions } from "./watch.js";
 
+/**
+ * Whose grant the connection holds (docs/security.md): `"mesh"` (the
+ * default: the provisioner's user, operators, an open mesh), `{ node }` (a
+ * node's grant: every request goes to that node's verb subject and is
+ * narrowed to that node), or `"needs"` (a provider's: the registry and the
+ * needs).
+ */
+export type ClientScope = "mesh" | "needs" | { readonly node: string };
+
+/** The node a request narrows to, if any (registry requests have none). */
+function nodeOf(request: object): string | undefined {
+  const node = (request as { node?: unknown }).node;
+  return typeof node === "string" ? node : undefined;
+}
+
+function verbScope(scope: ClientScope | undefined): VerbScope {
+  if (scope === undefined || scope === "mesh") return MESH_SCOPE;
+  return scope === "needs" ? NEEDS_SCOPE : nodeScope(scope.node);
+}
+
 export interface ClientOptions {
+  /** The grant the connection holds, which decides the verb's subject (default `"mesh"`). */
+  readonly scope?: ClientScope;
   /** How long to wait for each page (ms); default 10 s. */
   readonly timeoutMs?: number;
   /** Entries per page asked for (default: as many as fit the connection's max payload). */
@@ -29,6 +51,7 @@ export function decodeReply<W extends What>(m: Msg): Page<W> {
 export class ProvisionerClient {
   private readonly timeoutMs: number;
   private readonly pageSize: number | undefined;
+  private readonly scope: VerbScope;
 
   constructor(
     private readonly nc: NatsConnection,
@@ -36,21 +59,31 @@ export class ProvisionerClient {
   ) {
     this.timeoutMs = options.timeoutMs ?? 10_000;
     this.pageSize = options.pageSize;
+    this.scope = verbScope(options.scope);
+  }
+
+  /** `request` as this client's scope reads it: a node's client asks for its own node's entries when it names none. */
+  private scoped<W extends What>(request: ProvisionerRequest<W>): ProvisionerRequest<W> {
+    const { scope } = this;
+    if (scope.kind !== "node" || (request.what ?? "registry") === "registry" || nodeOf(request) !== undefined) return request;
+    return { ...request, node: scope.node } as ProvisionerRequest<W>;
   }
 
   /** One page: the request as it is (with `limit` and `after` when given). */
   async page<W extends What = "registry">(request: ProvisionerRequest<W> & { limit?: number; after?: string }): Promise<Page<W>> {
     let m: Msg;
+    const subject = requestSubject(this.scope, nodeOf(request));
     try {
-      m = await this.nc.request(VERB_SUBJECT, JSON.stringify(request), { timeout: this.timeoutMs });
+      m = await this.nc.request(subject, JSON.stringify(request), { timeout: this.timeoutMs });
     } catch (err) {
-      throw wrapError("VERB", `no answer from ${VERB_SUBJECT} (is mesh-provisioner serve running, and may this user ask it?)`, err);
+      throw wrapError("VERB", `no answer from ${subject} (is mesh-provisioner serve running, and may this user ask it?)`, err);
     }
     return decodeReply<W>(m);
   }
 
   /** Every page in key order, following `next` to the end. */
-  async *pages<W extends What = "registry">(request: ProvisionerRequest<W>): AsyncGenerator<Page<W>> {
+  async *pages<W extends What = "registry">(asked: ProvisionerRequest<W>): AsyncGenerator<Page<W>> {
+    const request = this.scoped(asked);
     let after: string | undefined;
     for (;;) {
       const page = await this.page<W>({ ...request, ...(this.pageSize ? { limit: this.pageSize } : {}), ...(after === undefined ? {} : { after }) });
@@ -81,7 +114,7 @@ export class ProvisionerClient {
    * `synced: true` once the first snapshot is in.
    */
   watch<W extends What = "registry">(request: ProvisionerRequest<W> = {} as ProvisionerRequest<W>, options: WatchOptions = {}): Observable<View<W>> {
-    return watchView<W>(this.nc, (r) => this.getWithLowest(r), request, options);
+    return watchView<W>(this.nc, (r) => this.getWithLowest(r), this.scoped(request), options);
   }
 
   /** The merged answer, and the lowest revision a page was answered at (where the feed must take over). */

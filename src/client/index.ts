@@ -7,9 +7,18 @@
  *   const client = new ProvisionerClient(await connect({ servers }));
  *   const { entries } = await client.get({ what: "needs", node: "n1" });
  *   client.watch({ what: "needs", node: "n1" }).subscribe((view) => …);
+ *
+ * A node connects with its grant (`permissions --role node --node n1`) and
+ * the inbox prefix that grant allows, and says so to the client, which then
+ * asks on the node's own verb subject:
+ *
+ *   const nc = await connect({ servers, user, pass, inboxPrefix: inboxPrefix("node", "n1") });
+ *   const n1 = new ProvisionerClient(nc, { scope: { node: "n1" } });
+ *   const { entries } = await n1.get({ what: "needs" });   // n1's needs
  */
-export { ProvisionerClient, decodeReply, type ClientOptions } from "./client.js";
+export { ProvisionerClient, decodeReply, type ClientOptions, type ClientScope } from "./client.js";
 export { VerbError } from "./errors.js";
+export { inboxPrefix } from "../protocol/inbox.js";
 export { needsKey, appliedKey, collectKey, encodeCollection, decodeCollection } from "./keys.js";
 export type { WatchOptions } from "./watch.js";
 export type {
@@ -28,4 +37,4 @@ export type {
   FeedEvent,
   View,
 } from "../protocol/messages.js";
-export { VERB_SUBJECT, FEED_PREFIX } from "../protocol/subjects.js";
+export { VERB_SUBJECT, NEEDS_VERB_SUBJECT, nodeVerbSubject, FEED_PREFIX } from "../protocol/subjects.js";

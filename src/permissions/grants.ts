@@ -24,7 +24,7 @@
  */
 import { BUCKETS, CHECKPOINT_BUCKET, isPlainToken, objectStreamName, SEAT_BUCKET, streamName } from "../keys/mod.js";
 import { ProvisionerError } from "../protocol/errors.js";
-import { bucketFeedSubject, FEED_PREFIX, nodeFeedSubjects, VERB_SUBJECT, SERVICE_NAME } from "../protocol/subjects.js";
+import { bucketFeedSubject, FEED_PREFIX, NEEDS_VERB_SUBJECT, nodeFeedSubjects, nodeVerbSubject, NODE_VERB_SUBJECTS, VERB_SUBJECT, SERVICE_NAME } from "../protocol/subjects.js";
 import { inboxPrefix, type Role } from "./inbox.js";
 
 export { inboxPrefix, ROLES, type Role } from "./inbox.js";
@@ -96,8 +96,15 @@ function checkpointStore(): string[] {
   ];
 }
 
-/** Asking the verb (request/reply; the reply comes to the caller's inbox). */
-const askVerb = (): string[] => [VERB_SUBJECT, `$SRV.*.${SERVICE_NAME}`, `$SRV.*.${SERVICE_NAME}.*`];
+/**
+ * Asking the verb on `subjects` (request/reply; the reply comes to the
+ * caller's inbox), and the micro service's discovery (`$SRV` answers say
+ * what the service is and counts, never an entry).
+ */
+const askVerb = (...subjects: string[]): string[] => [...subjects, `$SRV.*.${SERVICE_NAME}`, `$SRV.*.${SERVICE_NAME}.*`];
+
+/** Every verb subject: the service answers them all, and its own user (operators) may ask them all. */
+const ALL_VERB_SUBJECTS = [VERB_SUBJECT, NODE_VERB_SUBJECTS, NEEDS_VERB_SUBJECT];
 
 function provisioner(): Grant {
   const own = [BUCKETS.registry, SEAT_BUCKET];
@@ -114,12 +121,12 @@ function provisioner(): Grant {
         ...own.map((b) => `$KV.${b}.>`),
         ...checkpointStore(),
         `${FEED_PREFIX}.>`,
-        ...askVerb(),
+        ...askVerb(...ALL_VERB_SUBJECTS),
       ],
       deny: [...ALWAYS_DENIED, ...NODE_BUCKETS.map((b) => `$KV.${b}.>`)],
     },
     subscribe: {
-      allow: [`${inboxPrefix("provisioner")}.>`, VERB_SUBJECT, "$SRV.*", `$SRV.*.${SERVICE_NAME}`, `$SRV.*.${SERVICE_NAME}.*`],
+      allow: [`${inboxPrefix("provisioner")}.>`, ...ALL_VERB_SUBJECTS, "$SRV.*", `$SRV.*.${SERVICE_NAME}`, `$SRV.*.${SERVICE_NAME}.*`],
       deny: [],
     },
     allow_responses: true,
@@ -131,9 +138,11 @@ function node(n: string): Grant {
     publish: {
       allow: [
         `${API}.INFO`,
-        ...NODE_BUCKETS.flatMap((b) => [`$KV.${b}.${n}.>`, `${API}.STREAM.INFO.${streamName(b)}`]),
+        // Writes only: no STREAM.INFO of a node bucket, whose `subjects_filter` would list every node's keys.
+        ...NODE_BUCKETS.map((b) => `$KV.${b}.${n}.>`),
         ...readBucket(BUCKETS.registry),
-        ...askVerb(),
+        // Its own verb subject alone: the service answers there the registry and this node's entries only.
+        ...askVerb(nodeVerbSubject(n)),
       ],
       deny: [...ALWAYS_DENIED, PURGE_DENIED, `${API}.STREAM.UPDATE.>`, `${API}.STREAM.CREATE.>`, `$KV.${BUCKETS.registry}.>`],
     },
@@ -149,7 +158,7 @@ function node(n: string): Grant {
 function provider(): Grant {
   return {
     publish: {
-      allow: [`${API}.INFO`, ...readBucket(BUCKETS.needs), ...askVerb()],
+      allow: [`${API}.INFO`, ...readBucket(BUCKETS.needs), ...askVerb(NEEDS_VERB_SUBJECT)],
       deny: [...ALWAYS_DENIED, PURGE_DENIED, `${API}.STREAM.UPDATE.>`, `${API}.STREAM.CREATE.>`, "$KV.>"],
     },
     subscribe: { allow: [`${inboxPrefix("provider")}.>`, bucketFeedSubject("needs"), bucketFeedSubject("registry")], deny: [] },

@@ -13,6 +13,8 @@ export const ErrorCodes = {
   NOT_SYNCED: { code: "E_NOT_SYNCED", status: 503 },
   /** `minRevision` was not reached within the bounded wait. */
   REVISION_TIMEOUT: { code: "E_REVISION_TIMEOUT", status: 504 },
+  /** The verb's subject does not reach what was asked (another node's entries on a node's subject, applied or collect on the needs' subject). */
+  FORBIDDEN: { code: "E_FORBIDDEN", status: 403 },
   /** The dashboard's data was asked for without its token (--http-token). */
   UNAUTHORIZED: { code: "E_UNAUTHORIZED", status: 401 },
   /** No such HTTP path. */

@@ -1,5 +1,6 @@
 /**
- * The subjects of the protocol (pure): the verb's, the micro service's name
+ * The subjects of the protocol (pure): the verb's (one per scope, see
+ * scope.ts), the micro service's name
  * that `$SRV.*` addresses, and the feed's. docs/protocol.md names each; a
  * grant, the client and the service all read them from here so they cannot
  * drift apart.
@@ -8,8 +9,19 @@
 /** The micro service's name: `$SRV.PING|INFO|STATS.<name>` address every instance. */
 export const SERVICE_NAME = "mesh-provisioner";
 
-/** The verb: a request here is answered by one instance of the queue group. */
+/** The verb over the whole mesh: a request here is answered by one instance of the queue group. */
 export const VERB_SUBJECT = "mesh-provisioner.provisioning";
+
+/** The verb for one node: `<VERB_SUBJECT>.<node>` answers the registry and that node's entries only. */
+export function nodeVerbSubject(node: string): string {
+  return `${VERB_SUBJECT}.${node}`;
+}
+
+/** Every node's verb subject: what the service subscribes to. */
+export const NODE_VERB_SUBJECTS = nodeVerbSubject("*");
+
+/** The verb for providers: the registry and every node's needs, nothing of applied or collect. */
+export const NEEDS_VERB_SUBJECT = "mesh-provisioner.provisioning-needs";
 
 /** Every instance stands in this queue group, so each request is answered once. */
 export const QUEUE_GROUP = "mesh-provisioner";

@@ -12,7 +12,8 @@
 import { LRUCache } from "lru-cache";
 import { answerHash, Doorkeeper } from "./doorkeeper.js";
 import { hashKey } from "../projections/store/key-table.js";
-import { parseRequest, requestKey, type VerbRequest } from "./request.js";
+import { parseRequest, requestKey, withinScope, type VerbRequest } from "./request.js";
+import { MESH_SCOPE, scopeSubject, type VerbScope } from "../protocol/scope.js";
 
 /** Answers kept for repeated requests, at most: enough for every node of a large mesh asking its usual question. */
 export const ANSWER_CACHE_ENTRIES = 2048;
@@ -70,16 +71,23 @@ export class AnswerCache {
     this.onHit = opts.onHit ?? (() => undefined);
   }
 
-  /** The request `text` holds, validated (throws a ProvisionerError where it is not valid). */
-  request(text: string): KnownRequest {
+  /**
+   * The request `text` holds as asked on the subject of `scope`, validated
+   * and narrowed to the scope (throws a ProvisionerError where it is not
+   * valid, or reaches past the scope). Requests of every scope that ask the
+   * same thing share their answers: `{"what":"needs"}` on node n1's subject
+   * is `{"what":"needs","node":"n1"}` on the mesh's.
+   */
+  request(text: string, scope: VerbScope = MESH_SCOPE): KnownRequest {
     // A body with minRevision is all but unique (a new revision each time): keeping it would only evict the bodies that repeat.
     const keep = text.length <= MAX_KEPT_BODY && !text.includes("minRevision");
-    const seen = keep ? this.parsed.get(text) : undefined;
+    const asked = scope.kind === "mesh" ? text : `${scopeSubject(scope)}\n${text}`;
+    const seen = keep ? this.parsed.get(asked) : undefined;
     if (seen !== undefined) return seen;
-    const req = parseRequest(text);
+    const req = withinScope(parseRequest(text), scope);
     const key = requestKey(req);
     const known = { req, key, keyHash: hashKey(key) };
-    if (keep && this.parsedDoor.seenBefore(hashKey(text))) this.parsed.set(text, known);
+    if (keep && this.parsedDoor.seenBefore(hashKey(asked))) this.parsed.set(asked, known);
     return known;
   }
 

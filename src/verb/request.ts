@@ -9,6 +9,7 @@ import type * as Zod from "zod";
 import { ProvisionerError } from "../protocol/errors.js";
 import { TOKEN_RE, WHATS, type What } from "../keys/mod.js";
 import { FILTERS, LIMITS, requestSchema } from "../protocol/request-schema.js";
+import { scopedNode, type VerbScope } from "../protocol/scope.js";
 
 export interface VerbRequest {
   readonly what: What;
@@ -105,4 +106,12 @@ export function requestKey(req: VerbRequest): string {
     .map((k) => `${k}=${JSON.stringify(req.filters[k])}`)
     .join("&");
   return `${req.what}?${f}&limit=${req.limit ?? ""}&after=${JSON.stringify(req.after ?? null)}`;
+}
+
+/** `req` as the verb answers it on the subject of `scope` (see protocol/scope.ts); throws a 403 where the scope does not reach it. */
+export function withinScope(req: VerbRequest, scope: VerbScope): VerbRequest {
+  if (scope.kind === "mesh") return req;
+  const asked = req.filters["node"];
+  const node = scopedNode(scope, req.what, asked);
+  return node === asked ? req : { ...req, filters: { ...req.filters, node: node as string } };
 }

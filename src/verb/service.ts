@@ -1,5 +1,6 @@
 /**
- * The verb `mesh-provisioner.provisioning` as a NATS micro service (I/O).
+ * The verb `mesh-provisioner.provisioning` as a NATS micro service (I/O),
+ * with one endpoint per read scope (the whole mesh, one node, the needs).
  * It reads only: every answer comes from the projections. Errors are service
  * errors (Nats-Service-Error-Code / Nats-Service-Error headers) with a JSON
  * body. No exception ever escapes the subscription callback, and no reply is
@@ -14,7 +15,8 @@ import type { Projection } from "../projections/projection.js";
 import { buildPage } from "./answer.js";
 import { AnswerCache, type KnownRequest } from "./answer-cache.js";
 import { PROTOCOL_VERSION } from "../protocol/version.js";
-import { QUEUE_GROUP, SERVICE_NAME, VERB_SUBJECT } from "../protocol/subjects.js";
+import { NEEDS_VERB_SUBJECT, NODE_VERB_SUBJECTS, QUEUE_GROUP, SERVICE_NAME, VERB_SUBJECT } from "../protocol/subjects.js";
+import { MESH_SCOPE, NEEDS_SCOPE, nodeScope, type VerbScope } from "../protocol/scope.js";
 import type { InstanceStats, ProjectionStatsWithLag, StatsData } from "../protocol/stats.js";
 
 /** Bytes kept free below max payload for the protocol line around a reply. */
@@ -75,22 +77,43 @@ export class VerbService {
       queue: QUEUE_GROUP,
       statsHandler: () => this.statsWithLag(),
     });
-    service.addEndpoint("provisioning", {
-      subject: VERB_SUBJECT,
-      handler: (err, msg) => {
-        if (err !== null) {
-          this.log.error({ err }, "the verb's subscription failed; the service stops answering");
-          return;
-        }
-        this.counters.requests++;
-        this.onRequest(msg, performance.now());
+    // One endpoint a scope (protocol/scope.ts): a grant allows a role its scope's subjects, and each answers only its scope.
+    const endpoints: readonly { name: string; subject: string; scopeOf: (subject: string) => VerbScope; description: string }[] = [
+      { name: "provisioning", subject: VERB_SUBJECT, scopeOf: () => MESH_SCOPE, description: "read-only: the registry and the node buckets, as projected" },
+      {
+        name: "provisioning-node",
+        subject: NODE_VERB_SUBJECTS,
+        scopeOf: (subject) => nodeScope(subject.slice(VERB_SUBJECT.length + 1)),
+        description: "read-only: the registry, and the needs, applied and collect of the node the subject's last token names",
       },
-      metadata: { description: "read-only: the registry and the node buckets, as projected", protocol: PROTOCOL_VERSION },
-    });
+      { name: "provisioning-needs", subject: NEEDS_VERB_SUBJECT, scopeOf: () => NEEDS_SCOPE, description: "read-only: the registry and every node's needs (providers)" },
+    ];
+    for (const ep of endpoints) {
+      service.addEndpoint(ep.name, {
+        subject: ep.subject,
+        handler: (err, msg) => {
+          if (err !== null) {
+            this.log.error({ err, subject: ep.subject }, "the verb's subscription failed; the service stops answering on it");
+            return;
+          }
+          this.counters.requests++;
+          const started = performance.now();
+          let scope: VerbScope;
+          try {
+            scope = ep.scopeOf(msg.subject);
+          } catch (e) {
+            this.done(msg, started, this.failWith(msg, e));
+            return;
+          }
+          this.onRequest(msg, started, scope);
+        },
+        metadata: { description: ep.description, protocol: PROTOCOL_VERSION },
+      });
+    }
     this.service = service;
     // The endpoint's subscription is registered at the server before we say the verb answers.
     await nc.flush();
-    this.log.info({ subject: VERB_SUBJECT, queue: QUEUE_GROUP }, "the verb is answering");
+    this.log.info({ subjects: endpoints.map((e) => e.subject), queue: QUEUE_GROUP }, "the verb is answering");
     return service;
   }
 
@@ -126,8 +149,8 @@ export class VerbService {
    * Answer one request: the page as bytes (never written again: they may be
    * cached and sent again), or a ProvisionerError. Exposed for tests.
    */
-  async answer(body: Uint8Array | string): Promise<Uint8Array> {
-    const p = this.prepare(body);
+  async answer(body: Uint8Array | string, scope: VerbScope = MESH_SCOPE): Promise<Uint8Array> {
+    const p = this.prepare(body, scope);
     if (p.wait) await this.waitFor(p);
     return this.page(p);
   }
@@ -136,8 +159,8 @@ export class VerbService {
    * Validate a request and check its projections can answer it (throws a
    * ProvisionerError when not); `wait` says it must wait for `minRevision`.
    */
-  private prepare(body: Uint8Array | string): Prepared {
-    const known = this.cache.request(typeof body === "string" ? body : this.decoder.decode(body));
+  private prepare(body: Uint8Array | string, scope: VerbScope): Prepared {
+    const known = this.cache.request(typeof body === "string" ? body : this.decoder.decode(body), scope);
     const { req } = known;
     const { projections } = this.opts;
     const projection = projections[req.what];
@@ -183,10 +206,10 @@ export class VerbService {
    * call (no promise, no extra turn of the event loop); one that waits for
    * `minRevision` is answered when the projection gets there.
    */
-  private onRequest(msg: ServiceMsg, started: number): void {
+  private onRequest(msg: ServiceMsg, started: number, scope: VerbScope): void {
     let p: Prepared;
     try {
-      p = this.prepare(msg.data);
+      p = this.prepare(msg.data, scope);
     } catch (err) {
       this.done(msg, started, this.failWith(msg, err));
       return;

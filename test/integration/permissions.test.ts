@@ -1,59 +1,31 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { randomBytes } from "node:crypto";
-import { connect } from "@nats-io/transport-node";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
-import { jetstream, jetstreamManager, type JetStreamClient } from "@nats-io/jetstream";
-import { Kvm, type KV } from "@nats-io/kv";
+import { jetstreamManager } from "@nats-io/jetstream";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
-import { accountsConfigText, type UserSpec } from "../../src/permissions/server-config.js";
-import { inboxPrefix, type Role } from "../../src/permissions/grants.js";
+import { accountsConfigText } from "../../src/permissions/server-config.js";
+import { inboxPrefix } from "../../src/permissions/grants.js";
 import { startProvisioner, type Provisioner } from "../../src/main.js";
 import { memoryLogger } from "../../src/log.js";
 import { BUCKETS, CHECKPOINT_BUCKET, objectStreamName, streamName } from "../../src/keys/mod.js";
 import { Objm } from "@nats-io/obj";
-import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
+import { NEEDS_VERB_SUBJECT, VERB_SUBJECT } from "../../src/protocol/subjects.js";
+import { connectAs, GrantedClients, grantedUsers, jetstreamAs, refused, SHORT } from "../helpers/granted.js";
 import { eventually } from "../helpers/eventually.js";
 import { FAST } from "../helpers/stack.js";
 
-const pw = (): string => randomBytes(12).toString("hex");
-const USERS: Record<string, UserSpec> = {
-  svc: { user: "mesh-provisioner", password: pw(), role: "provisioner" },
-  n1: { user: "node-n1", password: pw(), role: "node", node: "n1" },
-  n2: { user: "node-n2", password: pw(), role: "node", node: "n2" },
-  provider: { user: "provider", password: pw(), role: "provider" },
-};
-const SHORT = { timeout: 1500 };
-
-async function as(server: RunningNatsServer, u: UserSpec): Promise<NatsConnection> {
-  return connect({
-    servers: server.url,
-    user: u.user,
-    pass: u.password,
-    inboxPrefix: inboxPrefix(u.role as Role, u.node),
-  });
-}
-
-function js(nc: NatsConnection, u: UserSpec): JetStreamClient {
-  return jetstream(nc, { watcherPrefix: inboxPrefix(u.role, u.node), timeout: SHORT.timeout });
-}
-
-async function refused(what: string, fn: () => Promise<unknown>): Promise<void> {
-  await assert.rejects(fn(), (err: Error) => {
-    assert.ok(err instanceof Error, `${what}: expected an error`);
-    return true;
-  }, `${what} must be refused`);
-}
+const USERS = grantedUsers();
 
 describe("runs-as and least privilege on a real server", () => {
   let server: RunningNatsServer;
   let svcNc: NatsConnection;
   let provisioner: Provisioner;
-  const conns: NatsConnection[] = [];
+  const clients = new GrantedClients(() => server);
+  const client = clients.as.bind(clients);
 
   before(async () => {
     server = await startNatsServer({ configText: accountsConfigText(Object.values(USERS)) });
-    svcNc = await as(server, USERS.svc!);
+    svcNc = await connectAs(server, USERS.svc);
     provisioner = await startProvisioner(svcNc, { ...FAST, inboxPrefix: inboxPrefix("provisioner") }, memoryLogger().log);
     await provisioner.synced;
     await eventually(() => assert.equal(provisioner.projections.registry.store.size, 13));
@@ -61,16 +33,10 @@ describe("runs-as and least privilege on a real server", () => {
 
   after(async () => {
     await provisioner?.stop().catch(() => undefined);
-    for (const c of [svcNc, ...conns]) await c?.close().catch(() => undefined);
+    await clients.close();
+    await svcNc?.close().catch(() => undefined);
     await server?.stop();
   });
-
-  async function client(u: UserSpec): Promise<{ nc: NatsConnection; kv: (b: string) => Promise<KV>; js: JetStreamClient }> {
-    const nc = await as(server, u);
-    conns.push(nc);
-    const j = js(nc, u);
-    return { nc, js: j, kv: (b) => new Kvm(j).open(b) };
-  }
 
   test("the service, under its own grant alone, creates the buckets, writes the registry and answers", async () => {
     const m = await svcNc.request(VERB_SUBJECT, "", SHORT);
@@ -79,8 +45,8 @@ describe("runs-as and least privilege on a real server", () => {
   });
 
   test("node n1 puts and deletes its own keys, and every route to n2's keys or the registry is refused", async () => {
-    const n1 = await client(USERS.n1!);
-    const n2 = await client(USERS.n2!);
+    const n1 = await client(USERS.n1);
+    const n2 = await client(USERS.n2);
     const n2needs = await n2.kv(BUCKETS.needs);
     const n2rev = await n2needs.put("n2.web.config.port", JSON.stringify({ default: 1 }));
 
@@ -108,14 +74,14 @@ describe("runs-as and least privilege on a real server", () => {
     await refused("stream update", () => jsm.streams.update(stream, { allow_rollup_hdrs: true }));
     await refused("message delete", () => jsm.streams.deleteMessage(stream, n2rev));
 
-    // n2's data is intact, seen through the verb.
-    const reply = await n1.nc.request(VERB_SUBJECT, JSON.stringify({ what: "needs", node: "n2", minRevision: n2rev }), SHORT);
+    // n2's data is intact, seen through the verb by the provisioner's user.
+    const reply = await svcNc.request(VERB_SUBJECT, JSON.stringify({ what: "needs", node: "n2", minRevision: n2rev }), SHORT);
     const entries = reply.json<{ entries: { key: string; revision: number }[] }>().entries;
     assert.deepEqual(entries.map((e) => [e.key, e.revision]), [["n2.web.config.port", n2rev]]);
   });
 
   test("node n1 reads the registry by get and by watch", async () => {
-    const n1 = await client(USERS.n1!);
+    const n1 = await client(USERS.n1);
     const registry = await n1.kv(BUCKETS.registry);
     const e = await registry.get("secret");
     assert.equal(e?.json<{ module: string }>().module, "mesh-vault");
@@ -129,9 +95,9 @@ describe("runs-as and least privilege on a real server", () => {
   });
 
   test("a provider watches the needs but cannot write them", async () => {
-    const n2 = await client(USERS.n2!);
+    const n2 = await client(USERS.n2);
     const rev = await (await n2.kv(BUCKETS.needs)).put("n2.db.secret.password", "{}");
-    const p = await client(USERS.provider!);
+    const p = await client(USERS.provider);
     const needs = await p.kv(BUCKETS.needs);
     const got = await needs.get("n2.db.secret.password");
     assert.equal(got?.revision, rev);
@@ -141,12 +107,12 @@ describe("runs-as and least privilege on a real server", () => {
     }
     await refused("a provider's put", () => needs.put("n2.db.secret.password", "x"));
     await refused("a provider's delete", () => needs.delete("n2.db.secret.password"));
-    const m = await p.nc.request(VERB_SUBJECT, JSON.stringify({ what: "needs", node: "n2" }), SHORT);
+    const m = await p.nc.request(NEEDS_VERB_SUBJECT, JSON.stringify({ what: "needs", node: "n2" }), SHORT);
     assert.ok(m.json<{ entries: unknown[] }>().entries.length >= 1);
   });
 
   test("nodes and providers can neither read nor write the checkpoints", async () => {
-    for (const u of [USERS.n1!, USERS.provider!]) {
+    for (const u of [USERS.n1, USERS.provider]) {
       const c = await client(u);
       await refused(`${u.user} opening the checkpoints`, () => new Objm(c.js).open(CHECKPOINT_BUCKET));
       await refused(`${u.user} reading a checkpoint's meta`, () => c.nc.request(`$JS.API.STREAM.MSG.GET.${objectStreamName(CHECKPOINT_BUCKET)}`, JSON.stringify({ last_by_subj: `$O.${CHECKPOINT_BUCKET}.M.>` }), SHORT));
@@ -156,13 +122,13 @@ describe("runs-as and least privilege on a real server", () => {
   });
 
   test("the service's own user cannot write the node buckets", async () => {
-    const j = js(svcNc, USERS.svc!);
+    const j = jetstreamAs(svcNc, USERS.svc);
     await refused("a needs put by the service", () => j.publish(`$KV.${BUCKETS.needs}.n1.web.config.x`, "{}", SHORT));
     await refused("an applied put by the service", () => j.publish(`$KV.${BUCKETS.applied}.n1.web`, "{}", SHORT));
   });
 
   test("under its own grant the service writes a checkpoint at its graceful stop, and its next start loads it", async () => {
-    const n1 = await client(USERS.n1!);
+    const n1 = await client(USERS.n1);
     const kv = await n1.kv(BUCKETS.needs);
     for (let i = 0; i < 5; i++) await kv.put(`n1.web.config.cp${i}`, "{}");
     await eventually(() => assert.ok((provisioner.projections.needs.store.get("n1.web.config.cp4")) !== undefined));

@@ -21,6 +21,7 @@ import { appliedKey, collectKey, needsKey } from "../../src/client/keys.js";
 import { covers, feedSubjects, filtersOf } from "../../src/client/narrowing.js";
 import { ViewState } from "../../src/client/view-state.js";
 import type { FeedEvent } from "../../src/protocol/messages.js";
+import { MESH_SCOPE, NEEDS_SCOPE, nodeScope, requestSubject, scopedNode, scopeSubject, type VerbScope } from "../../src/protocol/scope.js";
 
 const root = new URL("../../../", import.meta.url);
 const read = (path: string): any => JSON.parse(readFileSync(new URL(path, root), "utf8"));
@@ -34,9 +35,10 @@ const requests = read("vectors/requests.json");
 const replies = read("vectors/replies.json");
 const feed = read("vectors/feed-events.json");
 const views = read("vectors/views.json");
+const scopes = read("vectors/scopes.json");
 
 test("every vector file names the protocol version it was written for", () => {
-  for (const doc of [hex, keys, requests, replies, feed, views]) assert.match(doc.$comment, new RegExp(`protocol version ${PROTOCOL_VERSION}\\b`));
+  for (const doc of [hex, keys, requests, replies, feed, views, scopes]) assert.match(doc.$comment, new RegExp(`protocol version ${PROTOCOL_VERSION}\\b`));
 });
 
 describe("=hex vectors", () => {
@@ -207,6 +209,26 @@ describe("narrowing and view vectors", () => {
       const v = state.view();
       const entries = Object.fromEntries([...v.entries].sort(([a], [b]) => (a < b ? -1 : 1)).map(([k, e]) => [k, { revision: e.revision, value: e.value }]));
       assert.deepEqual({ revision: v.revision, synced: v.synced, entries, outOfShape: [...v.outOfShape.keys()].sort() }, s.expect, s.name);
+    }
+  });
+});
+
+describe("read scope vectors", () => {
+  const scopeOf = (s: "mesh" | "needs" | { node: string }): VerbScope => (s === "mesh" ? MESH_SCOPE : s === "needs" ? NEEDS_SCOPE : nodeScope(s.node));
+
+  test("each scope is answered on its own subject", () => {
+    assert.equal(scopes.subjects.length, 3);
+    for (const { scope, subject } of scopes.subjects) assert.equal(scopeSubject(scopeOf(scope)), subject, JSON.stringify(scope));
+  });
+
+  test("a client of each scope asks on the subject given, and the service there narrows or refuses as given", () => {
+    assert.ok(scopes.cases.some((c: { status: number }) => c.status === 403));
+    for (const c of scopes.cases) {
+      const scope = scopeOf(c.scope);
+      const label = JSON.stringify([c.scope, c.request]);
+      assert.equal(requestSubject(scope, c.request.node), c.asks, label);
+      if (c.status === 200) assert.equal(scopedNode(scope, c.request.what, c.request.node) ?? null, c.node, label);
+      else assert.throws(() => scopedNode(scope, c.request.what, c.request.node), { status: c.status }, label);
     }
   });
 });
