@@ -50,7 +50,8 @@ export async function memoryAfter(child: Child, syncedAt: number): Promise<ProcM
 }
 
 export async function measureService(url: string, timeoutMs: number, extraFlags: readonly string[]): Promise<{ sample: SyncSample; child: Child }> {
-  const child = spawnService(url, extraFlags);
+  // Cold each time: with checkpoints, a run after the first would start from the one its predecessor wrote at its stop.
+  const child = spawnService(url, extraFlags, ["--checkpoint-every", "0"]);
   const startedAt = child.waitFor("stderr", (l) => logTime(l, STARTING_MSG), timeoutMs, `the log line "${STARTING_MSG}"`);
   const syncedAt = await child.waitFor("stderr", (l) => logTime(l, SYNCED_MSG), timeoutMs, `the log line "${SYNCED_MSG}"`);
   const startMs = (await startedAt) - child.spawnedAt;

@@ -99,7 +99,8 @@ export class CheckpointWriter {
   async stop(final: boolean): Promise<void> {
     clearInterval(this.timer);
     await this.running;
-    if (final && !this.stopped) await this.round(true);
+    // `--checkpoint-every 0` means never, at a graceful stop too.
+    if (final && !this.stopped && this.deps.everyMs > 0) await this.round(true);
     this.stopped = true;
   }
 

@@ -17,6 +17,8 @@ import type { CheckpointCounts } from "../../src/protocol/stats.js";
  * read the bucket whole, and the answers are those of a full read.
  */
 const NEEDS_STREAM = streamName(BUCKETS.needs);
+/** A schedule no test lives to see: checkpoints are written at a graceful stop only. */
+const SCHEDULE_NEVER_DUE = 3_600_000;
 const run = promisify(execFile);
 const BIN = new URL("../../../bin/mesh-provisioner", import.meta.url).pathname;
 const key = (i: number): string => `n${i % 4}.web.config.k${i}`;
@@ -42,7 +44,7 @@ async function stopWritingCheckpoint(stack: Stack): Promise<number> {
 describe("starting from a checkpoint", () => {
   let stack: Stack;
   beforeEach(async () => {
-    stack = await startStack({ checkpointEveryMs: 0 });
+    stack = await startStack({ checkpointEveryMs: SCHEDULE_NEVER_DUE });
     const kv = await stack.kv("needs");
     for (let i = 0; i < 40; i++) await put(kv, key(i), JSON.stringify({ i }));
   });
@@ -63,7 +65,7 @@ describe("starting from a checkpoint", () => {
     await put(kv, key(1), JSON.stringify({ overwritten: true }));
     await kv.delete(key(2));
     await kv.delete(key(3));
-    await stack.restartService({ checkpointEveryMs: 0 });
+    await stack.restartService({ checkpointEveryMs: SCHEDULE_NEVER_DUE });
     const c = startOf(stack);
     assert.equal(c?.start, "checkpoint", JSON.stringify(c));
     assert.equal(c?.loadedRevision, revision);
@@ -81,7 +83,7 @@ describe("starting from a checkpoint", () => {
     const kv = await stack.kv("needs");
     await kv.delete(key(5));
     await stack.jsm.streams.purge(NEEDS_STREAM, { filter: `$KV.${BUCKETS.needs}.${key(5)}` });
-    await stack.restartService({ checkpointEveryMs: 0 });
+    await stack.restartService({ checkpointEveryMs: SCHEDULE_NEVER_DUE });
     assert.equal(startOf(stack)?.start, "full");
     assert.equal(startOf(stack)?.reason, "count");
     assert.ok(!(await needsKeys(stack)).includes(key(5)), "the purged key is gone");
@@ -92,7 +94,7 @@ describe("starting from a checkpoint", () => {
     await stopWritingCheckpoint(stack);
     await stack.jsm.streams.delete(NEEDS_STREAM);
     // The service makes the missing bucket again at its start: a new stream, empty.
-    await stack.restartService({ checkpointEveryMs: 0 });
+    await stack.restartService({ checkpointEveryMs: SCHEDULE_NEVER_DUE });
     assert.equal(startOf(stack)?.reason, "recreated");
     assert.deepEqual(await needsKeys(stack), []);
   });
@@ -105,7 +107,7 @@ describe("starting from a checkpoint", () => {
     const at = Math.floor(bad.length / 2);
     bad[at] = (bad[at] as number) ^ 0xff;
     await os.putBlob({ name: "needs" }, bad);
-    await stack.restartService({ checkpointEveryMs: 0 });
+    await stack.restartService({ checkpointEveryMs: SCHEDULE_NEVER_DUE });
     assert.equal(startOf(stack)?.start, "full");
     assert.equal(startOf(stack)?.reason, "corrupt");
     assert.equal((await needsKeys(stack)).length, 40);
@@ -116,7 +118,7 @@ describe("starting from a checkpoint", () => {
     const os = await new Objm(jetstream(stack.client)).open(CHECKPOINT_BUCKET);
     const good = (await os.getBlob("needs")) as Uint8Array;
     await os.putBlob({ name: "needs" }, good.subarray(0, good.length - 7));
-    await stack.restartService({ checkpointEveryMs: 0 });
+    await stack.restartService({ checkpointEveryMs: SCHEDULE_NEVER_DUE });
     assert.equal(startOf(stack)?.reason, "corrupt");
     assert.equal((await needsKeys(stack)).length, 40);
   });
@@ -125,7 +127,7 @@ describe("starting from a checkpoint", () => {
     await stopWritingCheckpoint(stack);
     const si = await stack.jsm.streams.info(NEEDS_STREAM);
     await stack.jsm.streams.update(NEEDS_STREAM, { ...si.config, max_age: 3_600_000_000_000 });
-    await stack.restartService({ checkpointEveryMs: 0 });
+    await stack.restartService({ checkpointEveryMs: SCHEDULE_NEVER_DUE });
     assert.equal(startOf(stack)?.reason, "settings");
     assert.equal((await needsKeys(stack)).length, 40);
   });
@@ -134,7 +136,7 @@ describe("starting from a checkpoint", () => {
     await stopWritingCheckpoint(stack);
     const kv = await stack.kv("needs");
     for (const round of [1, 2]) for (let i = 0; i < 40; i++) await put(kv, key(i), JSON.stringify({ again: i, round }));
-    await stack.restartService({ checkpointEveryMs: 0 });
+    await stack.restartService({ checkpointEveryMs: SCHEDULE_NEVER_DUE });
     assert.equal(startOf(stack)?.reason, "history-gone");
     const r = await stack.ask({ what: "needs", node: "n0" });
     assert.deepEqual(r.body.entries[0].value, { again: 0, round: 2 });

@@ -66,6 +66,26 @@ test("a seat lost while a checkpoint is written abandons that write, counted and
   assert.match(String(warned?.["err"]), /seat was lost/, JSON.stringify(lines()));
 });
 
+test("with --checkpoint-every 0 a holder's graceful stop writes no checkpoint", async () => {
+  const tally = new CheckpointTally();
+  const objects = readingObjects();
+  const writer = new CheckpointWriter({
+    objects,
+    projections: { needs: syncedNeeds(10) },
+    isHolder: () => true,
+    streamInfo: async () => STREAM_INFO,
+    encode: encodeStore,
+    now: Date.now,
+    log: memoryLogger().log,
+    tally,
+    everyMs: 0,
+  });
+  writer.start();
+  await writer.stop(true);
+  assert.deepEqual(objects.reads, []);
+  assert.deepEqual(tally.snapshot(), {});
+});
+
 test("a holder's checkpoint is read whole by the object store and counted as written", async () => {
   const tally = new CheckpointTally();
   const objects = readingObjects();
