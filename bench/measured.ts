@@ -17,7 +17,14 @@ export interface Measured {
     /** The probe node every time (cached answers). */
     cached: { service: LatencySamples; echo: LatencySamples };
     /** A different node each request, the same sequence for both sides. */
-    uncached: { service: LatencySamples; echo: LatencySamples; nodes: number; verb: VerbTally };
+    uncached: {
+      service: LatencySamples;
+      echo: LatencySamples;
+      /** The same nodes' needs asked on the mesh's subject, interleaved: what a node's own subject costs. */
+      mesh?: LatencySamples;
+      nodes: number;
+      verb: VerbTally;
+    };
   };
   throughput: { cached: ThroughputRounds; uncached: ThroughputRounds };
   clientWay: Record<string, unknown>;

@@ -59,6 +59,14 @@ function burstRows(m: Measured): Row[] {
   ];
 }
 
+/** A node's own verb subject against the mesh's, the same nodes asked interleaved (uncached). */
+function meshSubjectRows(m: Measured): Row[] {
+  const u = m.latency.uncached;
+  if (u.mesh === undefined) return [];
+  const sides = { service: u.service.ms, bare: u.mesh.ms };
+  return [50, 99].map((p) => sidesRow(`needs p${p}, uncached, on each node's own subject (baseline: the same asks on the mesh's subject)`, sides, p));
+}
+
 export function contextRows(m: Measured): Row[] {
   const startS = median(m.sync.service.map((s) => s.startMs));
   const startB = median(m.sync.bareWatch.map((s) => s.startMs));
@@ -74,6 +82,7 @@ export function contextRows(m: Measured): Row[] {
   return [
     ...burstRows(m),
     ...gcContextRows(m.gcPerRound),
+    ...meshSubjectRows(m),
     row({ metric: "two instances against one, uncached, 64 in flight (answers/s)", unit: "req/s", service: two, baseline: one, ratio: ratio(two, one), target: CONTEXT, check: undefined }),
     row({ metric: "spawn -> own code runs (part of first sync)", unit: "ms", service: startS, baseline: startB, ratio: ratio(startS, startB), target: CONTEXT, check: undefined }),
     sidesRow("put -> visible in verb, p50", pooled(m, (r) => r.visibleMs), 50),

@@ -257,14 +257,16 @@ async function uncachedLatency(nc: NatsConnection, kv: KV, bodies: readonly Uint
   if (!(await bumpRevision(nc, kv, VERB_SUBJECT))) log("warning: could not move the revision before the uncached latency; answers may come from the cache");
   const offset = Math.floor(Math.random() * bodies.length);
   const before = await verbTally(nc, 1);
-  const [service, echo] = await interleavedLatency(nc, [nodesTarget(bodies, offset), cyclingTarget(ECHO_SUBJECT, bodies, offset)], {
-    count,
-    warmup: 0,
-    timeoutMs: 120_000,
-  });
+  // Each node's needs on its own subject, then the same on the mesh's subject (built again: an answer is kept only
+  // from its second ask), then the echo.
+  const [service, mesh, echo] = await interleavedLatency(
+    nc,
+    [nodesTarget(bodies, offset), cyclingTarget(VERB_SUBJECT, bodies, offset), cyclingTarget(ECHO_SUBJECT, bodies, offset)],
+    { count, warmup: 0, timeoutMs: 120_000 },
+  );
   const verb = tallySince(before, await verbTally(nc, 1));
   log(`latency, uncached: ${service!.ms.length} answers, ${service!.errors} errors; cache hits ${verb.cacheHits} of ${verb.requests}`);
-  return { service: service!, echo: echo!, nodes: count, verb };
+  return { service: service!, echo: echo!, mesh: mesh!, nodes: count, verb };
 }
 
 async function cleanup(state: { server?: RunningNatsServer; nc?: NatsConnection }): Promise<void> {
