@@ -13,18 +13,31 @@ import (
 
 // The subjects of the protocol (docs/protocol.md).
 const (
-	// VerbSubject is the verb's subject: request/reply, one page per request.
+	// VerbSubject is the verb's subject for the whole mesh: request/reply, one
+	// page per request. A node asks on NodeVerbSubject(node), a provider on
+	// NeedsVerbSubject (docs/protocol.md, "Who may read what").
 	VerbSubject = "mesh-provisioner.provisioning"
+	// NeedsVerbSubject answers the registry and every node's needs: the
+	// subject a provider's grant allows.
+	NeedsVerbSubject = "mesh-provisioner.provisioning-needs"
 	// FeedPrefix starts every feed subject: <FeedPrefix>.<what>.<key>.
 	FeedPrefix = "mesh-provisioner.feed"
 	// ServiceName is the micro service's name ($SRV.PING, $SRV.INFO, $SRV.STATS).
 	ServiceName = "mesh-provisioner"
 )
 
+// NodeVerbSubject answers the registry and node's own needs, applied and
+// collect: the subject a node's grant allows.
+func NodeVerbSubject(node string) string { return VerbSubject + "." + node }
+
 // Client asks mesh-provisioner over a connection the caller made. It is safe
 // for concurrent use.
 type Client struct {
-	nc          *nats.Conn
+	nc *nats.Conn
+	// node is the node whose grant the connection holds (WithNode), needsOnly
+	// a provider's (WithNeedsScope); neither: the whole mesh's.
+	node        string
+	needsOnly   bool
 	timeout     time.Duration
 	pageSize    int
 	inboxPrefix string
@@ -58,6 +71,17 @@ func WithPageSize(n int) Option { return func(c *Client) { c.pageSize = n } }
 // nats.CustomInboxPrefix does the same for every request of the connection.
 func WithInboxPrefix(prefix string) Option { return func(c *Client) { c.inboxPrefix = prefix } }
 
+// WithNode says the connection holds node's grant (`mesh-provisioner
+// permissions --role node --node <node>`): every request is asked on
+// NodeVerbSubject(node), a request of needs, applied or collect that names
+// no node is asked for node's, and replies come under NodeInboxPrefix(node)
+// unless WithInboxPrefix says otherwise.
+func WithNode(node string) Option { return func(c *Client) { c.node = node } }
+
+// WithNeedsScope says the connection holds a provider's grant: every request
+// is asked on NeedsVerbSubject, which answers the registry and the needs.
+func WithNeedsScope() Option { return func(c *Client) { c.needsOnly = true } }
+
 // WithSeatCheck is how often a watch asks $SRV.STATS who holds the seat (only
 // the holder publishes the feed); default 5 s, 0 never.
 func WithSeatCheck(d time.Duration) Option { return func(c *Client) { c.seatCheck = d } }
@@ -72,7 +96,35 @@ func NewClient(nc *nats.Conn, opts ...Option) *Client {
 	for _, o := range opts {
 		o(c)
 	}
+	if c.node != "" && c.inboxPrefix == "" {
+		c.inboxPrefix = NodeInboxPrefix(c.node)
+	}
 	return c
+}
+
+// scoped is r as the client's scope asks it: a node's client asks for its own
+// node's entries when r names no node.
+func (c *Client) scoped(r Request) Request {
+	if c.node != "" && r.Node == "" && r.what() != Registry {
+		r.Node = c.node
+	}
+	return r
+}
+
+// subjectFor is the verb subject r is asked on: the scope's, except that a
+// client of the whole mesh asks a request naming a node on that node's
+// subject (the same answer, and what a node's grant allows).
+func (c *Client) subjectFor(r Request) string {
+	switch {
+	case c.node != "":
+		return NodeVerbSubject(c.node)
+	case c.needsOnly:
+		return NeedsVerbSubject
+	case r.Node != "" && isPlainToken(r.Node):
+		return NodeVerbSubject(r.Node)
+	default:
+		return VerbSubject
+	}
 }
 
 // inbox is a fresh reply subject under the client's prefix, or the connection's.
@@ -83,9 +135,9 @@ func (c *Client) inbox() string {
 	return c.nc.NewInbox()
 }
 
-// ask sends one request to the verb and returns the reply's body, or a
-// *VerbError when the reply is a service error.
-func (c *Client) ask(ctx context.Context, body []byte) ([]byte, error) {
+// ask sends one request to the verb on subject and returns the reply's body,
+// or a *VerbError when the reply is a service error.
+func (c *Client) ask(ctx context.Context, subject string, body []byte) ([]byte, error) {
 	ctx, cancel := context.WithTimeout(ctx, c.timeout)
 	defer cancel()
 	var (
@@ -93,12 +145,12 @@ func (c *Client) ask(ctx context.Context, body []byte) ([]byte, error) {
 		err error
 	)
 	if c.inboxPrefix == "" {
-		m, err = c.nc.RequestWithContext(ctx, VerbSubject, body)
+		m, err = c.nc.RequestWithContext(ctx, subject, body)
 	} else {
-		m, err = c.requestUnder(ctx, body)
+		m, err = c.requestUnder(ctx, subject, body)
 	}
 	if err != nil {
-		return nil, fmt.Errorf("mesh-provisioner: no answer from %s (is mesh-provisioner serve running, and may this user ask it?): %w", VerbSubject, err)
+		return nil, fmt.Errorf("mesh-provisioner: no answer from %s (is mesh-provisioner serve running, and may this user ask it?): %w", subject, err)
 	}
 	if code := m.Header.Get("Nats-Service-Error-Code"); code != "" {
 		n, convErr := strconv.Atoi(code)
@@ -117,7 +169,7 @@ func (c *Client) ask(ctx context.Context, body []byte) ([]byte, error) {
 // requestUnder is a request whose reply comes to an inbox under the client's
 // own prefix: subscribed before the request is published, so the reply
 // cannot come first.
-func (c *Client) requestUnder(ctx context.Context, body []byte) (*nats.Msg, error) {
+func (c *Client) requestUnder(ctx context.Context, subject string, body []byte) (*nats.Msg, error) {
 	inbox := c.inbox()
 	sub, err := c.nc.SubscribeSync(inbox)
 	if err != nil {
@@ -127,7 +179,7 @@ func (c *Client) requestUnder(ctx context.Context, body []byte) (*nats.Msg, erro
 	if err := sub.AutoUnsubscribe(1); err != nil {
 		return nil, err
 	}
-	if err := c.nc.PublishRequest(VerbSubject, inbox, body); err != nil {
+	if err := c.nc.PublishRequest(subject, inbox, body); err != nil {
 		return nil, err
 	}
 	m, err := sub.NextMsgWithContext(ctx)

@@ -11,15 +11,16 @@ import (
 	provisioner "github.com/mesh-provisioner/mesh-provisioner/go"
 )
 
-// A node's client: its needs, every page merged, under its grant's inbox prefix.
+// A node's client: its needs, every page merged, asked on its own verb subject
+// and answered under its grant's inbox prefix (WithNode sets both).
 func ExampleClient_Get() {
 	nc, err := nats.Connect(nats.DefaultURL, nats.CustomInboxPrefix(provisioner.NodeInboxPrefix("n1")))
 	if err != nil {
 		log.Fatal(err)
 	}
 	defer nc.Close()
-	c := provisioner.NewClient(nc)
-	a, err := c.Get(context.Background(), provisioner.Request{What: provisioner.Needs, Node: "n1"})
+	c := provisioner.NewClient(nc, provisioner.WithNode("n1"))
+	a, err := c.Get(context.Background(), provisioner.Request{What: provisioner.Needs})
 	var ve *provisioner.VerbError
 	if errors.As(err, &ve) && ve.Retryable() {
 		return // 503, 504 or 500: ask again in a moment
@@ -42,7 +43,7 @@ func ExampleClient_Watch() {
 	defer nc.Close()
 	ctx, cancel := context.WithCancel(context.Background())
 	defer cancel()
-	views, err := provisioner.NewClient(nc).Watch(ctx, provisioner.Request{What: provisioner.Needs, Node: "n1"})
+	views, err := provisioner.NewClient(nc, provisioner.WithNode("n1")).Watch(ctx, provisioner.Request{What: provisioner.Needs})
 	if err != nil {
 		log.Fatal(err)
 	}

@@ -34,6 +34,8 @@ type rawPage struct {
 // fetch sends the pages of r, in order, on the returned channel, one ahead of
 // the reader; it stops at the last page, an error (sent last), or ctx's end.
 func (c *Client) fetch(ctx context.Context, r Request) <-chan rawPage {
+	r = c.scoped(r)
+	subject := c.subjectFor(r)
 	out := make(chan rawPage, 1)
 	go func() {
 		defer close(out)
@@ -55,7 +57,7 @@ func (c *Client) fetch(ctx context.Context, r Request) <-chan rawPage {
 		for first := true; ; first = false {
 			body, err := r.body()
 			if err == nil {
-				body, err = c.ask(ctx, body)
+				body, err = c.ask(ctx, subject, body)
 			}
 			if err != nil {
 				send(rawPage{err: err})
@@ -263,6 +265,7 @@ func (c *Client) List(ctx context.Context, r Request) iter.Seq2[Entry, error] {
 // Page asks for one page: r as it is, with its Limit (or the client's page
 // size) and After. The next page is r with After set to the page's Next.
 func (c *Client) Page(ctx context.Context, r Request) (*Page, error) {
+	r = c.scoped(r)
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
@@ -271,7 +274,7 @@ func (c *Client) Page(ctx context.Context, r Request) (*Page, error) {
 	}
 	body, err := r.body()
 	if err == nil {
-		body, err = c.ask(ctx, body)
+		body, err = c.ask(ctx, c.subjectFor(r), body)
 	}
 	if err != nil {
 		return nil, err

@@ -4,6 +4,7 @@ import (
 	"bytes"
 	"context"
 	"encoding/json"
+	"errors"
 	"fmt"
 	"os/exec"
 	"regexp"
@@ -12,7 +13,25 @@ import (
 	"time"
 
 	"github.com/nats-io/nats.go"
+	"github.com/nats-io/nats.go/jetstream"
 )
+
+// nodePut writes key as a node's grant allows: a JetStream publish on
+// $KV.<bucket>.<key> (opening the bucket would ask for the stream's info,
+// which a node's grant refuses: its subjects filter lists every node's keys).
+// It returns the write's revision.
+func nodePut(ctx context.Context, t *testing.T, nc *nats.Conn, what What, key string, value []byte) uint64 {
+	t.Helper()
+	js, err := jetstream.New(nc)
+	if err != nil {
+		t.Fatal(err)
+	}
+	ack, err := js.Publish(ctx, "$KV.mesh-provisioner_"+string(what)+"."+key, value)
+	if err != nil {
+		t.Fatalf("the node's own put of %s: %v", key, err)
+	}
+	return ack.Sequence
+}
 
 // A node's least grant, as `mesh-provisioner permissions --role node` prints
 // it, is enough for the Go client: its replies and $SRV.STATS come back under
@@ -59,7 +78,7 @@ func TestANodesGrantAsPrinted(t *testing.T) {
 		mu.Unlock()
 	})
 	node := srv.connect(t, nats.UserInfo("node-n1", "n1-password-1234"), nats.CustomInboxPrefix(prefix), onAsync)
-	c := NewClient(node, WithTimeout(5*time.Second), WithSeatCheck(300*time.Millisecond))
+	c := NewClient(node, WithNode("n1"), WithTimeout(5*time.Second), WithSeatCheck(300*time.Millisecond))
 	waitHolder(t, c, svc)
 
 	ctx, cancel := context.WithCancel(context.Background())
@@ -71,16 +90,12 @@ func TestANodesGrantAsPrinted(t *testing.T) {
 	f := follow(views)
 
 	// The node writes its own keys (its grant: <node>.> of each node bucket) and reads them back.
-	needs := bucket(t, node, Needs)
 	// What the bucket holds is read under the provisioner's grant: a node's may not watch the needs bucket.
 	admin := srv.connect(t, nats.UserInfo("svc", "svc-password-1234"), nats.CustomInboxPrefix("_INBOX_mesh-provisioner"))
 	all := bucket(t, admin, Needs)
 	key, _ := NeedsKey("n1", "web", "config", "port")
-	rev, err := needs.Put(ctx, key, []byte(`{"default":8080}`))
-	if err != nil {
-		t.Fatalf("the node's own put: %v", err)
-	}
-	a, err := c.Get(ctx, Request{What: Needs, Node: "n1", MinRevision: rev})
+	rev := nodePut(ctx, t, node, Needs, key, []byte(`{"default":8080}`))
+	a, err := c.Get(ctx, Request{What: Needs, MinRevision: rev})
 	if err != nil || len(a.Entries) != 1 || a.Entries[0].EntryKey() != key {
 		t.Fatalf("the node's needs: %+v, %v", a, err)
 	}
@@ -88,7 +103,7 @@ func TestANodesGrantAsPrinted(t *testing.T) {
 
 	// A connection with the default inbox, and the prefix given to the client instead.
 	plain := srv.connect(t, nats.UserInfo("node-n1", "n1-password-1234"), onAsync)
-	pc := NewClient(plain, WithInboxPrefix(prefix), WithTimeout(5*time.Second), WithSeatCheck(300*time.Millisecond))
+	pc := NewClient(plain, WithNode("n1"), WithInboxPrefix(prefix), WithTimeout(5*time.Second), WithSeatCheck(300*time.Millisecond))
 	if a, err := pc.Get(ctx, Request{What: Needs, Node: "n1"}); err != nil || len(a.Entries) != 1 {
 		t.Fatalf("Get with WithInboxPrefix: %+v, %v", a, err)
 	}
@@ -97,9 +112,7 @@ func TestANodesGrantAsPrinted(t *testing.T) {
 		t.Fatal(err)
 	}
 	pf := follow(pv)
-	if _, err := needs.Put(ctx, "n1.web.config.host", []byte(`"0.0.0.0"`)); err != nil {
-		t.Fatal(err)
-	}
+	nodePut(ctx, t, node, Needs, "n1.web.config.host", []byte(`"0.0.0.0"`))
 	pf.equalsBucket(t, all, "n1", "with WithInboxPrefix")
 	f.equalsBucket(t, all, "n1", "after a second write")
 	// $SRV.STATS (the seat checks) under each, then a round trip: a refusal the server sent comes before its PONG.
@@ -107,6 +120,11 @@ func TestANodesGrantAsPrinted(t *testing.T) {
 		if list, err := cl.Instances(ctx, 300*time.Millisecond); err != nil || len(list) != 1 {
 			t.Fatalf("$SRV.STATS under the node's grant: %v, %v", list, err)
 		}
+	}
+	// Another node's entries: the node's own subject refuses them with a 403.
+	var ve *VerbError
+	if _, err := c.Get(ctx, Request{What: Needs, Node: "n2"}); !errors.As(err, &ve) || ve.Code != 403 {
+		t.Fatalf("n2's needs under n1's grant: %v", err)
 	}
 	if err := node.Flush(); err != nil {
 		t.Fatal(err)

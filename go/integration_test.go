@@ -198,7 +198,7 @@ func TestGetAgainstTheService(t *testing.T) {
 			t.Fatalf("a bad node: %v", err)
 		}
 		// The same request sent as it is: the service answers the same 400.
-		_, err = c.ask(ctx, []byte(`{"what":"needs","node":"a.b"}`))
+		_, err = c.ask(ctx, VerbSubject, []byte(`{"what":"needs","node":"a.b"}`))
 		if !errors.As(err, &ve) || ve.Code != 400 || ve.Local || !strings.Contains(ve.Message, "plain token") {
 			t.Fatalf("the service's 400: %v", err)
 		}

@@ -359,3 +359,69 @@ func TestVectorsFeedEvents(t *testing.T) {
 		}
 	}
 }
+
+// scopeCase is one case of vectors/scopes.json.
+type scopeCase struct {
+	Scope   json.RawMessage
+	Request Request
+	Asks    string
+	Status  int
+	Node    *string
+}
+
+// clientOf is a client (no connection: nothing is sent) of a vector's scope:
+// "mesh", "needs" or {"node":"n1"}.
+func clientOf(t *testing.T, scope json.RawMessage) *Client {
+	t.Helper()
+	var name string
+	if json.Unmarshal(scope, &name) == nil {
+		switch name {
+		case "mesh":
+			return NewClient(nil)
+		case "needs":
+			return NewClient(nil, WithNeedsScope())
+		}
+		t.Fatalf("unknown scope %s", scope)
+	}
+	var node struct{ Node string }
+	if err := json.Unmarshal(scope, &node); err != nil || node.Node == "" {
+		t.Fatalf("unknown scope %s", scope)
+	}
+	return NewClient(nil, WithNode(node.Node))
+}
+
+func TestVectorsScopes(t *testing.T) {
+	var v struct {
+		Subjects []struct {
+			Scope   json.RawMessage
+			Subject string
+		}
+		Cases []scopeCase
+	}
+	readVectors(t, "scopes.json", &v)
+	if len(v.Subjects) != 3 || len(v.Cases) < 20 {
+		t.Fatalf("too few cases: %d subjects, %d cases", len(v.Subjects), len(v.Cases))
+	}
+	for _, s := range v.Subjects {
+		if got := clientOf(t, s.Scope).subjectFor(Request{}); got != s.Subject {
+			t.Errorf("scope %s answers on %q, want %q", s.Scope, got, s.Subject)
+		}
+	}
+	for _, tc := range v.Cases {
+		c := clientOf(t, tc.Scope)
+		r := c.scoped(tc.Request)
+		if got := c.subjectFor(r); got != tc.Asks {
+			t.Errorf("scope %s, request %+v: asked on %q, want %q", tc.Scope, tc.Request, got, tc.Asks)
+		}
+		// A node's client sends the node it is narrowed to; the others send the request as it is.
+		if c.node != "" && tc.Status == 200 {
+			want := ""
+			if tc.Node != nil {
+				want = *tc.Node
+			}
+			if r.Node != want {
+				t.Errorf("scope %s, request %+v: sent for node %q, want %q", tc.Scope, tc.Request, r.Node, want)
+			}
+		}
+	}
+}

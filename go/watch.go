@@ -34,6 +34,7 @@ import (
 // the changes skips views in between, never the latest. It is closed when
 // ctx ends. Watch fails at once for a request the service would refuse.
 func (c *Client) Watch(ctx context.Context, r Request) (<-chan View, error) {
+	r = c.scoped(r)
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}
