@@ -53,6 +53,7 @@ export function program(): Command {
     .option("--min-revision <n>", "answer only once the projection reached this revision", whole("--min-revision"))
     .option("--timeout <ms>", "how long to wait for each page", whole("--timeout"), COMMAND_DEFAULTS.timeout)
     .option("--json", "print the merged answer as JSON")
+    .option("--scope <scope>", "whose grant the user holds, so the verb is asked on the subject it allows: mesh (default), needs (a provider's), node:<N> (node N's)")
     .action(async (what: string, flags) => (await import("./query.js")).queryCommand(what, flags));
 
   addConnectionOptions(prog.command("dump").description("write one JSON document of what a running instance holds"))

@@ -2,8 +2,8 @@
 import { connectionConfig, type ConnectionFlags } from "../config.js";
 import { connectBus } from "../connect.js";
 import { ProvisionerError } from "../protocol/errors.js";
-import { WHATS } from "../keys/mod.js";
-import { ProvisionerClient, type ProvisionerRequest } from "../client/index.js";
+import { isPlainToken, WHATS } from "../keys/mod.js";
+import { ProvisionerClient, type ClientScope, type ProvisionerRequest } from "../client/index.js";
 import { instances } from "../client/instances.js";
 import { describeSeat } from "../protocol/stats.js";
 import { failAndExit } from "./fail.js";
@@ -19,7 +19,17 @@ export type QueryFlags = ConnectionFlags & {
   minRevision?: string;
   json?: boolean;
   timeout?: string;
+  scope?: string;
 };
+
+/** `--scope`: mesh, needs, or node:<N>. */
+export function parseScope(text: string | undefined): ClientScope {
+  if (text === undefined || text === "mesh") return "mesh";
+  if (text === "needs") return "needs";
+  const node = text.startsWith("node:") ? text.slice("node:".length) : undefined;
+  if (node !== undefined && isPlainToken(node)) return { node };
+  throw new ProvisionerError("CONFIG", `--scope ${JSON.stringify(text)}: use mesh, needs (a provider's grant) or node:<N> (node N's grant, N a plain token)`);
+}
 
 export async function queryCommand(what: string, flags: QueryFlags): Promise<void> {
   try {
@@ -31,11 +41,13 @@ export async function queryCommand(what: string, flags: QueryFlags): Promise<voi
       if (flags[f] !== undefined) request[f] = flags[f];
     }
     if (flags.minRevision !== undefined) request["minRevision"] = Number(flags.minRevision);
+    const scope = parseScope(flags.scope);
     const nc = await connectBus(connectionConfig(flags), "mesh-provisioner query");
     try {
       const client = new ProvisionerClient(nc, {
         timeoutMs: Number(flags.timeout || COMMAND_DEFAULTS.timeout),
         pageSize: flags.limit !== undefined ? Number(flags.limit) : undefined,
+        scope,
       });
       const answer = await client.get(request as ProvisionerRequest);
       if (flags.json) process.stdout.write(`${JSON.stringify(answer, null, 2)}\n`);

@@ -10,6 +10,7 @@
  */
 import { ProvisionerError } from "../protocol/errors.js";
 import { COMMAND_ROLE, inboxPrefix } from "./inbox.js";
+import { VERB_SUBJECT } from "../protocol/subjects.js";
 
 export interface Violation {
   readonly operation: "publish" | "subscribe";
@@ -72,6 +73,12 @@ export function describeViolation(v: Violation, prefix?: string): string {
       `${head}; the user's grant does not cover the inbox prefix ${used}, where replies and watch deliveries arrive: ` +
       "pass the prefix it allows with --inbox-prefix (or NATS_INBOX_PREFIX), as `mesh-provisioner permissions --role …` prints it " +
       `(the default, ${inboxPrefix(COMMAND_ROLE)}, is the ${COMMAND_ROLE}'s)`
+    );
+  }
+  if (v.operation === "publish" && v.subject.startsWith(VERB_SUBJECT)) {
+    return (
+      `${head}; each grant allows the verb's subject of its own scope: a provider asks with --scope needs, ` +
+      `node N with --scope node:N, the provisioner's user on every subject (\`mesh-provisioner permissions --role …\` prints each grant)`
     );
   }
   return `${head}; the user's grant must allow it: \`mesh-provisioner permissions --role ${COMMAND_ROLE}\` prints the least grant the service and its commands work under`;

@@ -13,7 +13,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { accountsConfig, type UserSpec } from "../../src/permissions/server-config.js";
 import { inboxPrefix } from "../../src/permissions/grants.js";
-import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
+import { NEEDS_VERB_SUBJECT } from "../../src/protocol/subjects.js";
 import { eventually } from "../helpers/eventually.js";
 import { BIN, Fleet, type ServiceProcess } from "../helpers/processes.js";
 
@@ -75,7 +75,7 @@ describe("the printed grants, as printed", () => {
     const c = client;
     // The seat holder writes the registry just after the first sync.
     await eventually(async () => {
-      const m = await c.request(VERB_SUBJECT, JSON.stringify({ what: "registry" }), { timeout: 5000 });
+      const m = await c.request(NEEDS_VERB_SUBJECT, JSON.stringify({ what: "registry" }), { timeout: 5000 });
       assert.equal(m.json<{ entries: unknown[] }>().entries.length, 13);
     });
     assert.equal(serve.lines.filter((l) => l.fields["level"] === "error" || l.fields["level"] === "fatal").length, 0, serve.tail());
@@ -115,7 +115,11 @@ describe("the printed grants, as printed", () => {
     const q = await run(["query", "registry", "--server", server.url, ...as(PROVIDER)]);
     assert.equal(q.code, 3, q.stderr);
     assert.match(q.stderr, /permissions violation: the server refused subscribe on _INBOX_mesh-provisioner\.\S+; .*inbox prefix _INBOX_mesh-provisioner,/);
-    const ok = await run(["query", "registry", "--json", "--server", server.url, ...as(PROVIDER), "--inbox-prefix", inboxPrefix("provider")]);
+    const ok = await run(["query", "registry", "--json", "--server", server.url, ...as(PROVIDER), "--inbox-prefix", inboxPrefix("provider"), "--scope", "needs"]);
     assert.equal(ok.code, 0, ok.stderr);
+    // Without the scope of its grant, the verb's subject for the whole mesh is refused, and the message says so.
+    const mesh = await run(["query", "registry", "--server", server.url, ...as(PROVIDER), "--inbox-prefix", inboxPrefix("provider")]);
+    assert.equal(mesh.code, 3, mesh.stderr);
+    assert.match(mesh.stderr, /permissions violation: the server refused publish on mesh-provisioner\.provisioning; .*--scope needs/);
   });
 });
