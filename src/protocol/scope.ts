@@ -33,11 +33,6 @@ export function scopeSubject(scope: VerbScope): string {
   return scope.kind === "mesh" ? VERB_SUBJECT : scope.kind === "node" ? nodeVerbSubject(scope.node) : NEEDS_VERB_SUBJECT;
 }
 
-/** A short name of the scope for logs, metrics and messages. */
-export function scopeName(scope: VerbScope): string {
-  return scope.kind === "node" ? `node ${scope.node}` : scope.kind;
-}
-
 /**
  * The subject a client in `scope` asks a request on: its scope's, except that
  * a client of the whole mesh asking for one node asks on that node's subject
