@@ -84,7 +84,7 @@ function parseFlags(argv: readonly string[]): Flags {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     // At least 18 nodes: the probe node is n17.
-    if (a === "--keys") (f.keys = intArg(a, argv[++i], 1800, 5_000_000)), (keysSet = true);
+    if (a === "--keys") (f.keys = intArg(a, argv[++i], 1800, 10_000_000)), (keysSet = true);
     else if (a === "--runs") (f.runs = intArg(a, argv[++i], 1, 20)), (runsSet = true);
     else if (a === "--put-rate") f.putRate = intArg(a, argv[++i], 1, 20_000);
     else if (a === "--burst") f.burst = intArg(a, argv[++i], 0, 5_000_000);
