@@ -12,7 +12,6 @@
  */
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { VERB_SUBJECT } from "../src/protocol/subjects.js";
 import type { Child } from "./children.js";
 import { ECHO_SUBJECT, keyOf, sleep, valueOf } from "./common.js";
 import { startAsker, type Ask } from "./asker.js";

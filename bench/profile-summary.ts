@@ -75,7 +75,7 @@ function main(): void {
   for (const [id, ms] of selfMs) {
     const n = byId.get(id);
     if (!n) continue;
-    const { functionName, url, lineNumber } = n.callFrame;
+    const { functionName, url } = n.callFrame;
     const a = area(url, functionName);
     areas.set(a, (areas.get(a) ?? 0) + ms);
     const name = nameOf(n);

@@ -14,7 +14,7 @@ import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { VERB_SUBJECT } from "../src/protocol/subjects.js";
 import { logTime, spawnService, SYNCED_MSG } from "./children.js";
-import { cyclingTarget, nodesTarget, throughput } from "./measure.js";
+import { nodesTarget, throughput } from "./measure.js";
 import { bumpRevision, startTicker } from "./revision-ticker.js";
 import { IN_FLIGHT } from "./throughput-phase.js";
 import { tallySince, verbTally, type VerbTally } from "./verb-tally.js";

@@ -7,7 +7,7 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { merge, map, type Subscription } from "rxjs";
 import type { Logger } from "../log.js";
-import { answeredChecks, WHATS, type What } from "../keys/mod.js";
+import { answeredChecks, type What } from "../keys/mod.js";
 import type { Projection } from "../projections/projection.js";
 import { feedEventBytes } from "./events.js";
 import { feedSubject } from "../protocol/subjects.js";
