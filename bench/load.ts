@@ -54,9 +54,18 @@ export class Progress {
   }
 }
 
-export async function ensureServiceBuckets(nc: NatsConnection): Promise<void> {
+/** Room a bucket gives each key the bench loads (a message of ~200 B, with room for the writes that follow). */
+const BYTES_PER_KEY = 512;
+
+/**
+ * The service's buckets, as it creates them; a node bucket too small for
+ * `keys` keys (past a few million, the service's default size) is made larger,
+ * which the service keeps (it raises a bucket's limits, never lowers them).
+ */
+export async function ensureServiceBuckets(nc: NatsConnection, keys = 0): Promise<void> {
   const jsm = await jetstreamManager(nc);
-  await ensureBuckets(jsm, BUCKET_PLANS, 1, createLogger({ level: "warn" }), DEFAULT_BUCKET_LIMITS);
+  const limits = { ...DEFAULT_BUCKET_LIMITS, nodeBucketBytes: Math.max(DEFAULT_BUCKET_LIMITS.nodeBucketBytes, keys * BYTES_PER_KEY) };
+  await ensureBuckets(jsm, BUCKET_PLANS, 1, createLogger({ level: "warn" }), limits);
 }
 
 export async function openNeeds(nc: NatsConnection): Promise<KV> {

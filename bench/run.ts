@@ -132,7 +132,7 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
   const server = (state.server = await startNatsServer());
   log(`nats-server at ${server.url} (store ${server.storeDir})`);
   const nc = (state.nc = await connectBench(server.url, "bench-driver"));
-  await ensureServiceBuckets(nc);
+  await ensureServiceBuckets(nc, flags.keys);
   const kv = await openNeeds(nc);
   const load = await loadNeeds(kv, flags.keys, 256, 60_000 + flags.keys * 2);
   log(`loaded ${load.keys} keys in ${(load.ms / 1000).toFixed(1)} s (${load.putsPerSecond}/s, values ~${load.valueBytes} B)`);
