@@ -67,20 +67,32 @@ func WithPageSize(n int) Option { return func(c *Client) { c.pageSize = n } }
 
 // WithInboxPrefix makes the client receive its replies (the verb's pages and
 // $SRV.STATS) under this prefix instead of the connection's: a node's grant
-// allows replies only under NodeInboxPrefix(node). Connecting with
-// nats.CustomInboxPrefix does the same for every request of the connection.
+// allows replies only under NodeInboxPrefix(node), a provider's only under
+// ProviderInboxPrefix (WithNode and WithNeedsScope default to them).
+// Connecting with nats.CustomInboxPrefix does the same for every request of
+// the connection.
 func WithInboxPrefix(prefix string) Option { return func(c *Client) { c.inboxPrefix = prefix } }
 
 // WithNode says the connection holds node's grant (`mesh-provisioner
 // permissions --role node --node <node>`): every request is asked on
 // NodeVerbSubject(node), a request of needs, applied or collect that names
 // no node is asked for node's, and replies come under NodeInboxPrefix(node)
-// unless WithInboxPrefix says otherwise.
-func WithNode(node string) Option { return func(c *Client) { c.node = node } }
+// unless WithInboxPrefix says otherwise. node must be a plain token (every
+// request fails with a 400 otherwise). The last of WithNode and
+// WithNeedsScope given wins.
+func WithNode(node string) Option {
+	return func(c *Client) { c.node, c.needsOnly = node, false }
+}
 
-// WithNeedsScope says the connection holds a provider's grant: every request
-// is asked on NeedsVerbSubject, which answers the registry and the needs.
-func WithNeedsScope() Option { return func(c *Client) { c.needsOnly = true } }
+// WithNeedsScope says the connection holds a provider's grant (`mesh-provisioner
+// permissions --role provider`): every request is asked on NeedsVerbSubject,
+// which answers the registry and the needs (applied and collect are refused
+// with a 403), and replies come under ProviderInboxPrefix unless
+// WithInboxPrefix says otherwise. The last of WithNode and WithNeedsScope
+// given wins.
+func WithNeedsScope() Option {
+	return func(c *Client) { c.node, c.needsOnly = "", true }
+}
 
 // WithSeatCheck is how often a watch asks $SRV.STATS who holds the seat (only
 // the holder publishes the feed); default 5 s, 0 never.
@@ -96,8 +108,13 @@ func NewClient(nc *nats.Conn, opts ...Option) *Client {
 	for _, o := range opts {
 		o(c)
 	}
-	if c.node != "" && c.inboxPrefix == "" {
-		c.inboxPrefix = NodeInboxPrefix(c.node)
+	if c.inboxPrefix == "" {
+		switch {
+		case c.node != "":
+			c.inboxPrefix = NodeInboxPrefix(c.node)
+		case c.needsOnly:
+			c.inboxPrefix = ProviderInboxPrefix
+		}
 	}
 	return c
 }
@@ -109,6 +126,31 @@ func (c *Client) scoped(r Request) Request {
 		r.Node = c.node
 	}
 	return r
+}
+
+// scopeError is the 400 every request of a client given WithNode gets when
+// the node is not a plain token: no subject token could name it.
+func (c *Client) scopeError() error {
+	if c.node == "" || isPlainToken(c.node) {
+		return nil
+	}
+	return &VerbError{Code: 400, Local: true, Message: fmt.Sprintf("a node's verb subject ends with the node's name, a plain token; %q is not one", c.node)}
+}
+
+// refused is the 403 the client's subject answers r with (r as scoped), nil
+// where it answers: a node's subject answers the registry and its own node's
+// entries, the providers' the registry and the needs.
+func (c *Client) refused(r Request) error {
+	what := r.what()
+	switch {
+	case what == Registry:
+		return nil
+	case c.needsOnly && what != Needs:
+		return &VerbError{Code: 403, Local: true, Message: fmt.Sprintf("%s answers the registry and the needs only, not %s: ask %s with a grant that allows it", NeedsVerbSubject, what, VerbSubject)}
+	case c.node != "" && r.Node != c.node:
+		return &VerbError{Code: 403, Local: true, Message: fmt.Sprintf("%s answers node %s's entries only, not node %s's: each node asks on its own subject, %s", NodeVerbSubject(c.node), c.node, r.Node, NodeVerbSubject(r.Node))}
+	}
+	return nil
 }
 
 // subjectFor is the verb subject r is asked on: the scope's, except that a

@@ -1,20 +1,34 @@
 // Package provisioner is the Go client of mesh-provisioner, the provisioning
 // service of a NATS mesh: it asks the verb (one page, every page merged, or
-// entries as an iterator) and keeps a live
-// view of what was asked from the feed mesh-provisioner.feed.<what>.<key>.
+// entries as an iterator) and keeps a live view of what was asked from the
+// feed mesh-provisioner.feed.<what>.<key>.
 //
 // It speaks protocol version 1, as docs/protocol.md describes it, and follows
 // the TypeScript client (mesh-provisioner/client) rule for rule: the key
-// builders, the =hex codec, the request's checks and the watch's recipe are
-// held to the same shared test vectors (../vectors), so the two cannot drift.
+// builders, the =hex codec, the request's checks, the subject each scope asks
+// on and the watch's recipe are held to the same shared test vectors
+// (../vectors), so the two cannot drift.
 //
 // The client never makes its own connection: pass a *nats.Conn connected with
-// the user's credentials, and say whose grant they are. A node's grant
-// (mesh-provisioner permissions --role node --node n1) lets it ask only its own
-// verb subject, NodeVerbSubject("n1"), which answers the registry and n1's
-// entries, and receive replies only under its own inbox prefix,
-// NodeInboxPrefix("n1"): give the client WithNode("n1"), which does both. A
-// provider's grant allows NeedsVerbSubject: give it WithNeedsScope(). Without
-// either, the client asks VerbSubject, which the provisioner's grant (operators)
-// allows, and a request naming a node on that node's subject.
+// the user's credentials, and say whose grant they are, for the verb has one
+// subject per read scope:
+//
+//   - A node's grant (mesh-provisioner permissions --role node --node n1)
+//     lets it ask only its own verb subject, NodeVerbSubject("n1"), which
+//     answers the registry and n1's needs, applied and collect (another
+//     node's are refused with a 403), and receive replies only under its own
+//     inbox prefix, NodeInboxPrefix("n1"). Give the client WithNode("n1"),
+//     which does both and asks a request of needs, applied or collect that
+//     names no node for n1's. The grant does not let it open a node bucket
+//     (jetstream.KeyValue asks for the stream's info, which would list every
+//     node's keys): a node writes its own keys with a JetStream publish on
+//     $KV.<bucket>.<key>, e.g. js.Publish(ctx,
+//     "$KV.mesh-provisioner_needs."+key, value), whose PubAck.Sequence is
+//     the revision to pass as MinRevision.
+//   - A provider's grant (--role provider) allows NeedsVerbSubject, which
+//     answers the registry and every node's needs, and replies under
+//     ProviderInboxPrefix: give the client WithNeedsScope().
+//   - Without either, the client asks VerbSubject, the whole mesh, which the
+//     provisioner's grant (operators) allows; a request naming a node is
+//     asked on that node's subject (the same answer).
 package provisioner

@@ -47,6 +47,10 @@ func (c *Client) fetch(ctx context.Context, r Request) <-chan rawPage {
 				return false
 			}
 		}
+		if err := c.scopeError(); err != nil {
+			send(rawPage{err: err})
+			return
+		}
 		if err := r.Validate(); err != nil {
 			send(rawPage{err: err})
 			return
@@ -266,6 +270,9 @@ func (c *Client) List(ctx context.Context, r Request) iter.Seq2[Entry, error] {
 // size) and After. The next page is r with After set to the page's Next.
 func (c *Client) Page(ctx context.Context, r Request) (*Page, error) {
 	r = c.scoped(r)
+	if err := c.scopeError(); err != nil {
+		return nil, err
+	}
 	if err := r.Validate(); err != nil {
 		return nil, err
 	}

@@ -8,6 +8,7 @@ import (
 	"fmt"
 	"os/exec"
 	"regexp"
+	"strings"
 	"sync"
 	"testing"
 	"time"
@@ -121,11 +122,43 @@ func TestANodesGrantAsPrinted(t *testing.T) {
 			t.Fatalf("$SRV.STATS under the node's grant: %v, %v", list, err)
 		}
 	}
-	// Another node's entries: the node's own subject refuses them with a 403.
+	// Another node's entries: the node's own subject refuses them with a 403 (the service's),
+	// and a watch of them fails at once (the client's: it subscribes to nothing the grant refuses).
 	var ve *VerbError
-	if _, err := c.Get(ctx, Request{What: Needs, Node: "n2"}); !errors.As(err, &ve) || ve.Code != 403 {
+	if _, err := c.Get(ctx, Request{What: Needs, Node: "n2"}); !errors.As(err, &ve) || ve.Code != 403 || ve.Local {
 		t.Fatalf("n2's needs under n1's grant: %v", err)
 	}
+	if _, err := c.Watch(ctx, Request{What: Applied, Node: "n2"}); !errors.As(err, &ve) || ve.Code != 403 || !ve.Local {
+		t.Fatalf("a watch of n2's applied under n1's grant: %v", err)
+	}
+
+	// A client of the whole mesh under the node's grant: a request naming n1 is asked on n1's
+	// subject, which the grant allows; one naming no node on the mesh's, which the server refuses.
+	var meshMu sync.Mutex
+	var meshAsync []string
+	meshConn := srv.connect(t, nats.UserInfo("node-n1", "n1-password-1234"), nats.CustomInboxPrefix(prefix),
+		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+			meshMu.Lock()
+			meshAsync = append(meshAsync, err.Error())
+			meshMu.Unlock()
+		}))
+	mc := NewClient(meshConn, WithTimeout(time.Second))
+	if a, err := mc.Get(ctx, Request{What: Needs, Node: "n1"}); err != nil || len(a.Entries) != 2 {
+		t.Fatalf("n1's needs by a client of the whole mesh under n1's grant: %+v, %v", a, err)
+	}
+	if _, err := mc.Get(ctx, Request{What: Needs}); err == nil || errors.As(err, &ve) {
+		t.Fatalf("the mesh's needs under n1's grant: %v, want no answer", err)
+	}
+	eventually(t, 5*time.Second, 50*time.Millisecond, "the server refuses the publish on the mesh's subject", func() error {
+		meshMu.Lock()
+		defer meshMu.Unlock()
+		for _, e := range meshAsync {
+			if strings.Contains(strings.ToLower(e), "permissions violation") && strings.Contains(e, `"`+VerbSubject+`"`) {
+				return nil
+			}
+		}
+		return fmt.Errorf("asynchronous errors: %v", meshAsync)
+	})
 	if err := node.Flush(); err != nil {
 		t.Fatal(err)
 	}
@@ -136,5 +169,73 @@ func TestANodesGrantAsPrinted(t *testing.T) {
 	defer mu.Unlock()
 	if len(async) > 0 {
 		t.Fatalf("the server refused the node's client: %v", async)
+	}
+}
+
+// A provider's grant as printed is enough for a client given WithNeedsScope:
+// the registry and every node's needs on NeedsVerbSubject, replies under
+// ProviderInboxPrefix; applied and collect are refused with a 403.
+func TestAProvidersGrantAsPrinted(t *testing.T) {
+	svcGrant, _ := printedGrant(t, "--role", "provisioner")
+	nodeGrant, _ := printedGrant(t, "--role", "node", "--node", "n1")
+	providerGrant, prefix := printedGrant(t, "--role", "provider")
+	if prefix != ProviderInboxPrefix {
+		t.Fatalf("permissions prints the inbox prefix %q; ProviderInboxPrefix is %q", prefix, ProviderInboxPrefix)
+	}
+	conf := fmt.Sprintf(`accounts { MESH: { jetstream: enabled, users: [
+  {user: "svc", password: "svc-password-1234", permissions: %s}
+  {user: "node-n1", password: "n1-password-1234", permissions: %s}
+  {user: "provider", password: "provider-password-1234", permissions: %s}
+]}}`, svcGrant, nodeGrant, providerGrant)
+	srv := startNATS(t, conf)
+	svc := startService(t, srv.URL, "--user", "svc", "--password", "svc-password-1234")
+
+	var mu sync.Mutex
+	var async []string
+	// The connection's own inbox is the default: WithNeedsScope gives the client the provider's.
+	provider := srv.connect(t, nats.UserInfo("provider", "provider-password-1234"), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		mu.Lock()
+		async = append(async, err.Error())
+		mu.Unlock()
+	}))
+	c := NewClient(provider, WithNeedsScope(), WithTimeout(5*time.Second), WithSeatCheck(300*time.Millisecond))
+	waitHolder(t, c, svc)
+
+	ctx, cancel := context.WithCancel(context.Background())
+	defer cancel()
+	views, err := c.Watch(ctx, Request{What: Needs})
+	if err != nil {
+		t.Fatal(err)
+	}
+	f := follow(views)
+	node := srv.connect(t, nats.UserInfo("node-n1", "n1-password-1234"), nats.CustomInboxPrefix(NodeInboxPrefix("n1")))
+	key, _ := NeedsKey("n1", "web", "config", "port")
+	rev := nodePut(ctx, t, node, Needs, key, []byte(`{"default":8080}`))
+	if a, err := c.Get(ctx, Request{What: Needs, MinRevision: rev}); err != nil || len(a.Entries) != 1 || a.Entries[0].EntryKey() != key {
+		t.Fatalf("the needs under the provider's grant: %+v, %v", a, err)
+	}
+	if a, err := c.Get(ctx, Request{What: Needs, Node: "n1"}); err != nil || len(a.Entries) != 1 {
+		t.Fatalf("n1's needs under the provider's grant: %+v, %v", a, err)
+	}
+	if _, err := c.Get(ctx, Request{}); err != nil {
+		t.Fatalf("the registry under the provider's grant: %v", err)
+	}
+	admin := srv.connect(t, nats.UserInfo("svc", "svc-password-1234"), nats.CustomInboxPrefix("_INBOX_mesh-provisioner"))
+	f.equalsBucket(t, bucket(t, admin, Needs), "n1", "under the provider's grant (n1's keys alone were written)")
+
+	var ve *VerbError
+	if _, err := c.Get(ctx, Request{What: Applied, Node: "n1"}); !errors.As(err, &ve) || ve.Code != 403 || ve.Local {
+		t.Fatalf("applied under the provider's grant: %v", err)
+	}
+	if _, err := c.Watch(ctx, Request{What: Collect}); !errors.As(err, &ve) || ve.Code != 403 || !ve.Local {
+		t.Fatalf("a watch of collect under the provider's grant: %v", err)
+	}
+	if err := provider.Flush(); err != nil {
+		t.Fatal(err)
+	}
+	mu.Lock()
+	defer mu.Unlock()
+	if len(async) > 0 {
+		t.Fatalf("the server refused the provider's client: %v", async)
 	}
 }

@@ -76,6 +76,10 @@ func CollectKey(node, collection, contributor string) (string, error) {
 	return node + "." + escaped + "." + contributor, nil
 }
 
+// ProviderInboxPrefix is the inbox prefix a provider's grant lets it receive
+// replies under (what `mesh-provisioner permissions --role provider` prints).
+const ProviderInboxPrefix = "_INBOX_mesh-provider"
+
 // NodeInboxPrefix is the inbox prefix a node's grant lets it receive replies
 // under (what `mesh-provisioner permissions --role node --node <node>` prints).
 func NodeInboxPrefix(node string) string {

@@ -2,6 +2,7 @@ package provisioner
 
 import (
 	"bytes"
+	"context"
 	"encoding/hex"
 	"encoding/json"
 	"errors"
@@ -413,6 +414,15 @@ func TestVectorsScopes(t *testing.T) {
 		if got := c.subjectFor(r); got != tc.Asks {
 			t.Errorf("scope %s, request %+v: asked on %q, want %q", tc.Scope, tc.Request, got, tc.Asks)
 		}
+		// What the client refuses before it subscribes (Watch) is what the service answers with a 403.
+		var ve *VerbError
+		if err := c.refused(r); tc.Status == 403 {
+			if !errors.As(err, &ve) || ve.Code != 403 || !ve.Local {
+				t.Errorf("scope %s, request %+v: refused with %v, want a local 403", tc.Scope, tc.Request, err)
+			}
+		} else if err != nil {
+			t.Errorf("scope %s, request %+v: refused with %v, want %d", tc.Scope, tc.Request, err, tc.Status)
+		}
 		// A node's client sends the node it is narrowed to; the others send the request as it is.
 		if c.node != "" && tc.Status == 200 {
 			want := ""
@@ -423,5 +433,41 @@ func TestVectorsScopes(t *testing.T) {
 				t.Errorf("scope %s, request %+v: sent for node %q, want %q", tc.Scope, tc.Request, r.Node, want)
 			}
 		}
+	}
+}
+
+// The scope's options: the last given wins, each defaults its grant's inbox
+// prefix, and a node that is not a plain token fails every request with a 400.
+func TestScopeOptions(t *testing.T) {
+	for _, tc := range []struct {
+		name            string
+		c               *Client
+		subject, prefix string
+	}{
+		{"mesh", NewClient(nil), VerbSubject, ""},
+		{"node", NewClient(nil, WithNode("n1")), NodeVerbSubject("n1"), NodeInboxPrefix("n1")},
+		{"needs", NewClient(nil, WithNeedsScope()), NeedsVerbSubject, ProviderInboxPrefix},
+		{"node, then needs", NewClient(nil, WithNode("n1"), WithNeedsScope()), NeedsVerbSubject, ProviderInboxPrefix},
+		{"needs, then node", NewClient(nil, WithNeedsScope(), WithNode("n1")), NodeVerbSubject("n1"), NodeInboxPrefix("n1")},
+		{"node, own prefix", NewClient(nil, WithInboxPrefix("_INBOX_x"), WithNode("n1")), NodeVerbSubject("n1"), "_INBOX_x"},
+	} {
+		if got := tc.c.subjectFor(Request{What: Needs}); got != tc.subject {
+			t.Errorf("%s: asks on %q, want %q", tc.name, got, tc.subject)
+		}
+		if tc.c.inboxPrefix != tc.prefix {
+			t.Errorf("%s: inbox prefix %q, want %q", tc.name, tc.c.inboxPrefix, tc.prefix)
+		}
+	}
+	ctx := context.Background()
+	c := NewClient(nil, WithNode("n1.*"))
+	var ve *VerbError
+	if _, err := c.Page(ctx, Request{}); !errors.As(err, &ve) || ve.Code != 400 || !ve.Local || !strings.Contains(ve.Message, "plain token") {
+		t.Errorf("Page under WithNode(\"n1.*\"): %v", err)
+	}
+	if _, err := c.Get(ctx, Request{}); !errors.As(err, &ve) || ve.Code != 400 || !ve.Local {
+		t.Errorf("Get under WithNode(\"n1.*\"): %v", err)
+	}
+	if _, err := c.Watch(ctx, Request{}); !errors.As(err, &ve) || ve.Code != 400 || !ve.Local {
+		t.Errorf("Watch under WithNode(\"n1.*\"): %v", err)
 	}
 }

@@ -32,10 +32,20 @@ import (
 //
 // The channel carries the view each time it changes; a reader slower than
 // the changes skips views in between, never the latest. It is closed when
-// ctx ends. Watch fails at once for a request the service would refuse.
+// ctx ends. Watch fails at once, with a *VerbError, for a request the
+// service would refuse: a 400, or a 403 where the client's scope (WithNode,
+// WithNeedsScope) does not reach what is asked.
 func (c *Client) Watch(ctx context.Context, r Request) (<-chan View, error) {
 	r = c.scoped(r)
+	if err := c.scopeError(); err != nil {
+		return nil, err
+	}
 	if err := r.Validate(); err != nil {
+		return nil, err
+	}
+	// What the client's scope refuses fails here too: its feed subscription
+	// is one the grant refuses, and its snapshot would be a 403 each time.
+	if err := c.refused(r); err != nil {
 		return nil, err
 	}
 	r.Limit, r.After, r.MinRevision = 0, "", 0
