@@ -58,6 +58,37 @@ func printedGrant(t *testing.T, args ...string) (json.RawMessage, string) {
 	return stdout.Bytes(), prefix
 }
 
+// asyncErrors records what the server refused a connection asynchronously
+// (a permissions violation comes as an async error, not a request's).
+type asyncErrors struct {
+	mu   sync.Mutex
+	errs []string
+}
+
+// option is the connection option that records them.
+func (a *asyncErrors) option() nats.Option {
+	return nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
+		a.mu.Lock()
+		a.errs = append(a.errs, err.Error())
+		a.mu.Unlock()
+	})
+}
+
+// list is what was recorded so far.
+func (a *asyncErrors) list() []string {
+	a.mu.Lock()
+	defer a.mu.Unlock()
+	return append([]string(nil), a.errs...)
+}
+
+// none fails the test when anything was refused.
+func (a *asyncErrors) none(t *testing.T, who string) {
+	t.Helper()
+	if errs := a.list(); len(errs) > 0 {
+		t.Fatalf("the server refused %s: %v", who, errs)
+	}
+}
+
 func TestANodesGrantAsPrinted(t *testing.T) {
 	svcGrant, _ := printedGrant(t, "--role", "provisioner")
 	nodeGrant, prefix := printedGrant(t, "--role", "node", "--node", "n1")
@@ -71,13 +102,8 @@ func TestANodesGrantAsPrinted(t *testing.T) {
 	srv := startNATS(t, conf)
 	svc := startService(t, srv.URL, "--user", "svc", "--password", "svc-password-1234")
 
-	var mu sync.Mutex
-	var async []string
-	onAsync := nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
-		mu.Lock()
-		async = append(async, err.Error())
-		mu.Unlock()
-	})
+	var refused asyncErrors
+	onAsync := refused.option()
 	node := srv.connect(t, nats.UserInfo("node-n1", "n1-password-1234"), nats.CustomInboxPrefix(prefix), onAsync)
 	c := NewClient(node, WithNode("n1"), WithTimeout(5*time.Second), WithSeatCheck(300*time.Millisecond))
 	waitHolder(t, c, svc)
@@ -134,14 +160,8 @@ func TestANodesGrantAsPrinted(t *testing.T) {
 
 	// A client of the whole mesh under the node's grant: a request naming n1 is asked on n1's
 	// subject, which the grant allows; one naming no node on the mesh's, which the server refuses.
-	var meshMu sync.Mutex
-	var meshAsync []string
-	meshConn := srv.connect(t, nats.UserInfo("node-n1", "n1-password-1234"), nats.CustomInboxPrefix(prefix),
-		nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
-			meshMu.Lock()
-			meshAsync = append(meshAsync, err.Error())
-			meshMu.Unlock()
-		}))
+	var meshRefused asyncErrors
+	meshConn := srv.connect(t, nats.UserInfo("node-n1", "n1-password-1234"), nats.CustomInboxPrefix(prefix), meshRefused.option())
 	mc := NewClient(meshConn, WithTimeout(time.Second))
 	if a, err := mc.Get(ctx, Request{What: Needs, Node: "n1"}); err != nil || len(a.Entries) != 2 {
 		t.Fatalf("n1's needs by a client of the whole mesh under n1's grant: %+v, %v", a, err)
@@ -150,8 +170,7 @@ func TestANodesGrantAsPrinted(t *testing.T) {
 		t.Fatalf("the mesh's needs under n1's grant: %v, want no answer", err)
 	}
 	eventually(t, 5*time.Second, 50*time.Millisecond, "the server refuses the publish on the mesh's subject", func() error {
-		meshMu.Lock()
-		defer meshMu.Unlock()
+		meshAsync := meshRefused.list()
 		for _, e := range meshAsync {
 			if strings.Contains(strings.ToLower(e), "permissions violation") && strings.Contains(e, `"`+VerbSubject+`"`) {
 				return nil
@@ -165,11 +184,7 @@ func TestANodesGrantAsPrinted(t *testing.T) {
 	if err := plain.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(async) > 0 {
-		t.Fatalf("the server refused the node's client: %v", async)
-	}
+	refused.none(t, "the node's client")
 }
 
 // A provider's grant as printed is enough for a client given WithNeedsScope:
@@ -190,14 +205,9 @@ func TestAProvidersGrantAsPrinted(t *testing.T) {
 	srv := startNATS(t, conf)
 	svc := startService(t, srv.URL, "--user", "svc", "--password", "svc-password-1234")
 
-	var mu sync.Mutex
-	var async []string
+	var refused asyncErrors
 	// The connection's own inbox is the default: WithNeedsScope gives the client the provider's.
-	provider := srv.connect(t, nats.UserInfo("provider", "provider-password-1234"), nats.ErrorHandler(func(_ *nats.Conn, _ *nats.Subscription, err error) {
-		mu.Lock()
-		async = append(async, err.Error())
-		mu.Unlock()
-	}))
+	provider := srv.connect(t, nats.UserInfo("provider", "provider-password-1234"), refused.option())
 	c := NewClient(provider, WithNeedsScope(), WithTimeout(5*time.Second), WithSeatCheck(300*time.Millisecond))
 	waitHolder(t, c, svc)
 
@@ -233,9 +243,5 @@ func TestAProvidersGrantAsPrinted(t *testing.T) {
 	if err := provider.Flush(); err != nil {
 		t.Fatal(err)
 	}
-	mu.Lock()
-	defer mu.Unlock()
-	if len(async) > 0 {
-		t.Fatalf("the server refused the provider's client: %v", async)
-	}
+	refused.none(t, "the provider's client")
 }
