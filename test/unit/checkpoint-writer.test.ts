@@ -41,23 +41,29 @@ function readingObjects(): CheckpointObjects & { reads: string[] } {
   };
 }
 
-test("a seat lost while a checkpoint is written abandons that write, counted and logged, and the process goes on", async () => {
+/** A writer of `entries` synced needs, over an object store that reads what it is given, and what it reports to. */
+function writerOf(entries: number, opts: { isHolder?: () => boolean; everyMs?: number } = {}) {
   const tally = new CheckpointTally();
-  const { log, lines } = memoryLogger();
-  let asks = 0;
+  const logger = memoryLogger();
   const objects = readingObjects();
   const writer = new CheckpointWriter({
     objects,
-    projections: { needs: syncedNeeds(4 * SLICE_ENTRIES) },
-    // Holder for the round's check and the first slices, then not.
-    isHolder: () => ++asks <= 3,
+    projections: { needs: syncedNeeds(entries) },
+    isHolder: opts.isHolder ?? (() => true),
     streamInfo: async () => STREAM_INFO,
     encode: encodeStore,
     now: Date.now,
-    log,
+    log: logger.log,
     tally,
-    everyMs: 60_000,
+    everyMs: opts.everyMs ?? 60_000,
   });
+  return { writer, objects, tally, lines: logger.lines };
+}
+
+test("a seat lost while a checkpoint is written abandons that write, counted and logged, and the process goes on", async () => {
+  let asks = 0;
+  // Holder for the round's check and the first slices, then not.
+  const { writer, objects, tally, lines } = writerOf(4 * SLICE_ENTRIES, { isHolder: () => ++asks <= 3 });
   await writer.round(true);
   assert.deepEqual(objects.reads, [], "the abandoned checkpoint was not stored");
   assert.equal(tally.snapshot()["needs"]?.failed, 1);
@@ -67,19 +73,7 @@ test("a seat lost while a checkpoint is written abandons that write, counted and
 });
 
 test("with --checkpoint-every 0 a holder's graceful stop writes no checkpoint", async () => {
-  const tally = new CheckpointTally();
-  const objects = readingObjects();
-  const writer = new CheckpointWriter({
-    objects,
-    projections: { needs: syncedNeeds(10) },
-    isHolder: () => true,
-    streamInfo: async () => STREAM_INFO,
-    encode: encodeStore,
-    now: Date.now,
-    log: memoryLogger().log,
-    tally,
-    everyMs: 0,
-  });
+  const { writer, objects, tally } = writerOf(10, { everyMs: 0 });
   writer.start();
   await writer.stop(true);
   assert.deepEqual(objects.reads, []);
@@ -87,19 +81,7 @@ test("with --checkpoint-every 0 a holder's graceful stop writes no checkpoint", 
 });
 
 test("a holder's checkpoint is read whole by the object store and counted as written", async () => {
-  const tally = new CheckpointTally();
-  const objects = readingObjects();
-  const writer = new CheckpointWriter({
-    objects,
-    projections: { needs: syncedNeeds(3 * SLICE_ENTRIES) },
-    isHolder: () => true,
-    streamInfo: async () => STREAM_INFO,
-    encode: encodeStore,
-    now: Date.now,
-    log: memoryLogger().log,
-    tally,
-    everyMs: 60_000,
-  });
+  const { writer, objects, tally } = writerOf(3 * SLICE_ENTRIES);
   await writer.round(true);
   assert.deepEqual(objects.reads, ["needs"]);
   assert.equal(tally.snapshot()["needs"]?.written, 1);
