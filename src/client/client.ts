@@ -11,6 +11,7 @@ import { MESH_SCOPE, NEEDS_SCOPE, nodeScope, requestSubject, type VerbScope } fr
 import { VerbError } from "./errors.js";
 import type { Answer, EntryOf, Page, ProvisionerRequest, View } from "../protocol/messages.js";
 import { watchView, type WatchOptions } from "./watch.js";
+import { filtersOf } from "./narrowing.js";
 
 /**
  * Whose grant the connection holds (docs/security.md): `"mesh"` (the
@@ -22,10 +23,7 @@ import { watchView, type WatchOptions } from "./watch.js";
 export type ClientScope = "mesh" | "needs" | { readonly node: string };
 
 /** The node a request narrows to, if any (registry requests have none). */
-function nodeOf(request: object): string | undefined {
-  const node = (request as { node?: unknown }).node;
-  return typeof node === "string" ? node : undefined;
-}
+const nodeOf = (request: object): string | undefined => filtersOf(request as Readonly<Record<string, unknown>>)["node"];
 
 function verbScope(scope: ClientScope | undefined): VerbScope {
   if (scope === undefined || scope === "mesh") return MESH_SCOPE;
