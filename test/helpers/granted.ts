@@ -1,6 +1,7 @@
 /**
- * A real server whose users hold the grants `permissions` prints, and
- * connections as each: for the tests of who may write and read what.
+ * A real server whose users hold the grants `permissions` prints, the
+ * service under its own, and connections as each: for the tests of who may
+ * write and read what.
  */
 import assert from "node:assert/strict";
 import { randomBytes } from "node:crypto";
@@ -8,8 +9,11 @@ import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
-import type { RunningNatsServer } from "../../src/embedded/nats-server.js";
-import type { UserSpec } from "../../src/permissions/server-config.js";
+import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
+import { accountsConfigText, type UserSpec } from "../../src/permissions/server-config.js";
+import { startProvisioner, type Provisioner } from "../../src/main.js";
+import { memoryLogger } from "../../src/log.js";
+import { FAST } from "./stack.js";
 import { inboxPrefix, type Role } from "../../src/permissions/grants.js";
 
 const pw = (): string => randomBytes(12).toString("hex");
@@ -43,21 +47,46 @@ export interface Granted {
   kv(bucket: string): Promise<KV>;
 }
 
-/** Connections as granted users, all closed by `close`. */
-export class GrantedClients {
+/**
+ * A real server whose users are `users` with their printed grants, the
+ * service running under the provisioner's (`users.svc`), and connections as
+ * any of them; `stop` ends them all.
+ */
+export class GrantedMesh {
+  server!: RunningNatsServer;
+  /** The service's own connection (the provisioner's grant). */
+  svcNc!: NatsConnection;
+  /** The running service: the last one `startService` started. */
+  provisioner!: Provisioner;
   private readonly conns: NatsConnection[] = [];
 
-  constructor(private readonly server: () => RunningNatsServer) {}
+  constructor(private readonly users: Readonly<Record<string, UserSpec>> & { readonly svc: UserSpec }) {}
 
+  async start(): Promise<void> {
+    this.server = await startNatsServer({ configText: accountsConfigText(Object.values(this.users)) });
+    this.svcNc = await connectAs(this.server, this.users.svc);
+    await this.startService();
+  }
+
+  /** Start the service (again) on the service's connection, synced. */
+  async startService(): Promise<Provisioner> {
+    this.provisioner = await startProvisioner(this.svcNc, { ...FAST, inboxPrefix: inboxPrefix("provisioner") }, memoryLogger().log);
+    await this.provisioner.synced;
+    return this.provisioner;
+  }
+
+  /** A connection as `u`, closed by `stop`. */
   async as(u: UserSpec): Promise<Granted> {
-    const nc = await connectAs(this.server(), u);
+    const nc = await connectAs(this.server, u);
     this.conns.push(nc);
     const js = jetstreamAs(nc, u);
     return { nc, js, kv: (b) => new Kvm(js).open(b) };
   }
 
-  async close(): Promise<void> {
-    for (const c of this.conns) await c.close().catch(() => undefined);
+  async stop(): Promise<void> {
+    await this.provisioner?.stop().catch(() => undefined);
+    for (const c of [...this.conns, this.svcNc]) await c?.close().catch(() => undefined);
+    await this.server?.stop();
   }
 }
 

@@ -2,40 +2,29 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
-import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
-import { accountsConfigText } from "../../src/permissions/server-config.js";
-import { inboxPrefix } from "../../src/permissions/grants.js";
-import { startProvisioner, type Provisioner } from "../../src/main.js";
-import { memoryLogger } from "../../src/log.js";
+import type { Provisioner } from "../../src/main.js";
 import { BUCKETS, CHECKPOINT_BUCKET, objectStreamName, streamName } from "../../src/keys/mod.js";
 import { Objm } from "@nats-io/obj";
 import { NEEDS_VERB_SUBJECT, VERB_SUBJECT } from "../../src/protocol/subjects.js";
-import { connectAs, GrantedClients, grantedUsers, jetstreamAs, refused, SHORT } from "../helpers/granted.js";
+import { GrantedMesh, grantedUsers, jetstreamAs, refused, SHORT } from "../helpers/granted.js";
 import { eventually } from "../helpers/eventually.js";
-import { FAST } from "../helpers/stack.js";
 
 const USERS = grantedUsers();
 
 describe("runs-as and least privilege on a real server", () => {
-  let server: RunningNatsServer;
+  const mesh = new GrantedMesh(USERS);
+  const client = mesh.as.bind(mesh);
   let svcNc: NatsConnection;
   let provisioner: Provisioner;
-  const clients = new GrantedClients(() => server);
-  const client = clients.as.bind(clients);
 
   before(async () => {
-    server = await startNatsServer({ configText: accountsConfigText(Object.values(USERS)) });
-    svcNc = await connectAs(server, USERS.svc);
-    provisioner = await startProvisioner(svcNc, { ...FAST, inboxPrefix: inboxPrefix("provisioner") }, memoryLogger().log);
-    await provisioner.synced;
+    await mesh.start();
+    ({ svcNc, provisioner } = mesh);
     await eventually(() => assert.equal(provisioner.projections.registry.store.size, 13));
   });
 
   after(async () => {
-    await provisioner?.stop().catch(() => undefined);
-    await clients.close();
-    await svcNc?.close().catch(() => undefined);
-    await server?.stop();
+    await mesh.stop();
   });
 
   test("the service, under its own grant alone, creates the buckets, writes the registry and answers", async () => {
@@ -134,8 +123,7 @@ describe("runs-as and least privilege on a real server", () => {
     await eventually(() => assert.ok((provisioner.projections.needs.store.get("n1.web.config.cp4")) !== undefined));
     await provisioner.stop();
     assert.equal(provisioner.checkpoints.snapshot()["needs"]?.written, 1, JSON.stringify(provisioner.checkpoints.snapshot()));
-    provisioner = await startProvisioner(svcNc, { ...FAST, inboxPrefix: inboxPrefix("provisioner") }, memoryLogger().log);
-    await provisioner.synced;
+    provisioner = await mesh.startService();
     assert.equal(provisioner.checkpoints.snapshot()["needs"]?.start, "checkpoint", JSON.stringify(provisioner.checkpoints.snapshot()));
     assert.ok(provisioner.projections.needs.store.get("n1.web.config.cp4") !== undefined);
   });

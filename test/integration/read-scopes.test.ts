@@ -8,17 +8,13 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import { Svcm } from "@nats-io/services";
-import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
-import { accountsConfigText } from "../../src/permissions/server-config.js";
 import { inboxPrefix } from "../../src/permissions/grants.js";
-import { startProvisioner, type Provisioner } from "../../src/main.js";
-import { memoryLogger } from "../../src/log.js";
+import type { Provisioner } from "../../src/main.js";
 import { BUCKETS, streamName } from "../../src/keys/mod.js";
 import { NEEDS_VERB_SUBJECT, nodeVerbSubject, SERVICE_NAME, VERB_SUBJECT } from "../../src/protocol/subjects.js";
 import { ProvisionerClient } from "../../src/client/index.js";
 import { eventually } from "../helpers/eventually.js";
-import { FAST } from "../helpers/stack.js";
-import { connectAs, GrantedClients, grantedUsers, refused, SHORT } from "../helpers/granted.js";
+import { GrantedMesh, grantedUsers, refused, SHORT } from "../helpers/granted.js";
 
 const USERS = grantedUsers();
 const API = "$JS.API";
@@ -49,21 +45,18 @@ async function subscribeRefused(nc: NatsConnection, subject: string): Promise<vo
 }
 
 describe("read scopes on a real server, with the printed grants", () => {
-  let server: RunningNatsServer;
+  const mesh = new GrantedMesh(USERS);
   let svcNc: NatsConnection;
   let provisioner: Provisioner;
-  const clients = new GrantedClients(() => server);
   const N1 = ["n1.web.config.port", "n1.web.secret.db"];
   const N2 = ["n2.db.config.port", "n2.db.secret.password"];
   let last = 0;
 
   before(async () => {
-    server = await startNatsServer({ configText: accountsConfigText(Object.values(USERS)) });
-    svcNc = await connectAs(server, USERS.svc);
-    provisioner = await startProvisioner(svcNc, { ...FAST, inboxPrefix: inboxPrefix("provisioner") }, memoryLogger().log);
-    await provisioner.synced;
+    await mesh.start();
+    ({ svcNc, provisioner } = mesh);
     for (const [u, keys, node] of [[USERS.n1, N1, "n1"], [USERS.n2, N2, "n2"]] as const) {
-      const c = await clients.as(u);
+      const c = await mesh.as(u);
       for (const k of keys) last = Math.max(last, await (await c.kv(BUCKETS.needs)).put(k, "{}"));
       last = Math.max(last, await (await c.kv(BUCKETS.applied)).put(`${node}.web`, "{}"));
       last = Math.max(last, await (await c.kv(BUCKETS.collect)).put(`${node}.shell.web`, "{}"));
@@ -73,14 +66,11 @@ describe("read scopes on a real server, with the printed grants", () => {
   });
 
   after(async () => {
-    await provisioner?.stop().catch(() => undefined);
-    await clients.close();
-    await svcNc?.close().catch(() => undefined);
-    await server?.stop();
+    await mesh.stop();
   });
 
   test("node n1 reads the registry and its own entries on its own subject, without naming itself", async () => {
-    const n1 = await clients.as(USERS.n1);
+    const n1 = await mesh.as(USERS.n1);
     const own = nodeVerbSubject("n1");
     assert.deepEqual(await ask(n1.nc, own, { what: "needs" }), N1);
     assert.deepEqual(await ask(n1.nc, own, { what: "needs", node: "n1", module: "web" }), N1);
@@ -94,7 +84,7 @@ describe("read scopes on a real server, with the printed grants", () => {
   });
 
   test("node n1 obtains nothing of node n2's by any route its grant allows", async () => {
-    const n1 = await clients.as(USERS.n1);
+    const n1 = await mesh.as(USERS.n1);
     // The verb: its own subject refuses another node with a 403; every other verb subject is refused by the server.
     assert.equal(await ask(n1.nc, nodeVerbSubject("n1"), { what: "needs", node: "n2" }), 403);
     assert.equal(await ask(n1.nc, nodeVerbSubject("n1"), { what: "collect", node: "n2" }), 403);
@@ -131,14 +121,14 @@ describe("read scopes on a real server, with the printed grants", () => {
   });
 
   test("the service's discovery lists an endpoint for each scope", async () => {
-    const n1 = await clients.as(USERS.n1);
+    const n1 = await mesh.as(USERS.n1);
     const infos = [];
     for await (const i of await new Svcm(n1.nc).client({ strategy: "count", maxMessages: 1, maxWait: SHORT.timeout }).info(SERVICE_NAME)) infos.push(i);
     assert.deepEqual(infos[0]?.endpoints.map((e) => e.subject).sort(), [VERB_SUBJECT, NEEDS_VERB_SUBJECT, nodeVerbSubject("*")].sort());
   });
 
   test("a provider reads every node's needs and no applied or collect", async () => {
-    const p = await clients.as(USERS.provider);
+    const p = await mesh.as(USERS.provider);
     assert.deepEqual(await ask(p.nc, NEEDS_VERB_SUBJECT, { what: "needs" }), [...N1, ...N2]);
     assert.deepEqual(await ask(p.nc, NEEDS_VERB_SUBJECT, { what: "needs", node: "n2" }), N2);
     assert.equal(await ask(p.nc, NEEDS_VERB_SUBJECT, { what: "applied" }), 403);
