@@ -85,6 +85,21 @@ func (c *Client) Instances(ctx context.Context, wait time.Duration) ([]Instance,
 	}
 }
 
+// holdOf names the hold the feed comes from: the holder's instance and the
+// since of its take ("" when no instance that replied says it holds the
+// seat). Only the holder publishes the feed, every change while one hold
+// lasts; an instance that loses the seat and takes it again does so with a
+// new since. So a watch whose hold changed (another instance, or the same one
+// anew) may have missed events.
+func holdOf(list []Instance) string {
+	for _, i := range list {
+		if i.IsHolder && i.Holder != nil {
+			return i.Holder.Instance + " since " + i.Holder.Since
+		}
+	}
+	return ""
+}
+
 // furthestApplied is the highest revision of what any instance reports (0 when none answers).
 func (c *Client) furthestApplied(ctx context.Context, what What) uint64 {
 	list, _ := c.Instances(ctx, 300*time.Millisecond)

@@ -21,8 +21,9 @@ import (
 //     each only where newer than what the view holds for its key;
 //  4. take a fresh snapshot, still subscribed, whenever events may have been
 //     lost: after a reconnect, when the subscription dropped messages (a slow
-//     consumer), and when the seat's holder changes (only the holder
-//     publishes the feed); while nobody holds it the view is not Synced.
+//     consumer), and when the seat's hold changes: another holder, or the
+//     same one taking the seat anew (only the holder publishes the feed, and
+//     only while one hold lasts); while nobody holds it the view is not Synced.
 //
 // A snapshot that fails (503 while the service syncs, 504, no answer) is
 // tried again after a wait whose ceiling doubles from 100 ms up to 5 s while
@@ -114,7 +115,7 @@ type watch struct {
 	generation int
 	dirty      bool
 	dropped    int
-	// holder is the seat's holder at the last look ("": nobody); known once looked.
+	// holder is the seat's hold at the last look (holdOf; "": nobody); known once looked.
 	holder      string
 	holderKnown bool
 	// backoff spaces the tries of a snapshot that keeps failing.
@@ -226,20 +227,15 @@ func (w *watch) checkDropped(ctx context.Context) {
 	}
 }
 
-// onSeat: only the holder publishes the feed, so a new holder means events may
-// be missing (a fresh snapshot), and none means the view is no longer known
-// to be current until a holder is back.
+// onSeat: only the holder publishes the feed, and only while one hold lasts,
+// so a new hold (another holder, or the same one taking the seat anew) means
+// events may be missing (a fresh snapshot), and none means the view is no
+// longer known to be current until a holder is back.
 func (w *watch) onSeat(ctx context.Context, list []Instance) {
 	if len(list) == 0 {
 		return
 	}
-	h := ""
-	for _, i := range list {
-		if i.IsHolder && i.Holder != nil {
-			h = i.Holder.Instance
-			break
-		}
-	}
+	h := holdOf(list)
 	changed := w.holderKnown && h != w.holder
 	w.holder, w.holderKnown = h, true
 	switch {

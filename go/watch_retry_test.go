@@ -39,3 +39,24 @@ func TestWatchRetriesAFailedSnapshotByItsBackoffResetOnSuccess(t *testing.T) {
 		t.Fatalf("failures = %d after a snapshot taken, want 0", w.backoff.failures)
 	}
 }
+
+func TestHoldOfTellsANewHoldOfTheSameInstanceFromTheOldOne(t *testing.T) {
+	a1 := &Holder{Instance: "a", Host: "h", PID: 1, Since: "2026-12-04T00:00:00.000Z"}
+	a2 := &Holder{Instance: "a", Host: "h", PID: 1, Since: "2026-12-04T00:00:05.000Z"}
+	seen := func(h *Holder) []Instance {
+		return []Instance{{ID: "x", Instance: "b", Holder: h}, {ID: "y", Instance: "a", IsHolder: h != nil, Holder: h}}
+	}
+	if holdOf(seen(a1)) == holdOf(seen(a2)) {
+		t.Fatalf("the same instance's two holds have the same name %q: a watch would miss the gap between them", holdOf(seen(a1)))
+	}
+	if holdOf(seen(a1)) != holdOf(seen(&Holder{Instance: "a", Host: "h", PID: 1, Since: a1.Since})) {
+		t.Fatal("one hold seen twice has two names: a watch would take needless snapshots")
+	}
+	if got := holdOf(seen(nil)); got != "" {
+		t.Fatalf("no instance holds the seat, yet the hold is %q", got)
+	}
+	// An instance that names a holder but does not hold the seat itself says nothing of the feed.
+	if got := holdOf([]Instance{{ID: "x", Instance: "b", Holder: a1}}); got != "" {
+		t.Fatalf("a standby's view named the hold %q", got)
+	}
+}

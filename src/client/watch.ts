@@ -5,9 +5,9 @@
  * then takes a snapshot through the verb; events that arrive meanwhile are
  * kept and applied above the snapshot (ViewState). It takes a fresh snapshot
  * whenever events may have been lost: after a reconnect, a slow consumer, or
- * when the seat's holder changes or nobody holds it (only the holder
- * publishes the feed), which it checks with `$SRV.STATS` every
- * `seatCheckMs`. Each snapshot is asked with `minRevision` at the view's own
+ * when the seat's hold changes or nobody holds it (only the holder
+ * publishes the feed, and only while one hold lasts), which it checks with
+ * `$SRV.STATS` every `seatCheckMs`. Each snapshot is asked with `minRevision` at the view's own
  * revision or the furthest any instance applied, whichever is higher, so a
  * fresh snapshot from an instance that is behind never replaces a newer view.
  * A snapshot that fails (503 while the service syncs, 504, no answer) is
@@ -21,6 +21,7 @@ import { Backoff, BACKOFF } from "../backoff/backoff.js";
 import type { What } from "../keys/mod.js";
 import { furthestApplied, instances } from "./instances.js";
 import { covers, feedSubjects, filtersOf } from "./narrowing.js";
+import { holdOf } from "../protocol/stats.js";
 import type { Answer, FeedEvent, ProvisionerRequest, View } from "../protocol/messages.js";
 import { ViewState } from "./view-state.js";
 
@@ -101,7 +102,8 @@ export function watchView<W extends What>(
       }
     })().catch(() => undefined);
 
-    // Only the seat's holder publishes the feed: a new holder (or none) means events may be missing.
+    // Only the seat's holder publishes the feed: a new hold (another holder, the same one taking the seat anew, or none)
+    // means events may be missing.
     let holder: string | null | undefined;
     const seatCheckMs = options.seatCheckMs ?? 5_000;
     const seatTimer =
@@ -110,7 +112,7 @@ export function watchView<W extends What>(
             void instances(nc, 500)
               .then((list) => {
                 if (stopped || list.length === 0) return;
-                const h = list.find((i) => i.isHolder)?.holder?.instance ?? null;
+                const h = holdOf(list);
                 const changed = holder !== undefined && h !== holder;
                 holder = h;
                 if (changed && h !== null) void take();

@@ -113,6 +113,19 @@ export function instanceSeats(replies: readonly StatsReply[]): InstanceSeat[] {
   return out.sort((a, b) => (a.id < b.id ? -1 : 1));
 }
 
+/**
+ * The hold the feed comes from, as the instances that replied report it: the
+ * holder's instance and the `since` of its take, or null when none says it
+ * holds the seat. Only the holder publishes the feed, and it publishes every
+ * change for as long as one hold lasts; an instance that loses the seat and
+ * takes it again does so with a new `since`. So a watch whose hold changed
+ * (another instance, or the same one anew) may have missed events.
+ */
+export function holdOf(list: readonly InstanceSeat[]): string | null {
+  const h = list.find((i) => i.isHolder)?.holder;
+  return h ? `${h.instance} since ${h.since}` : null;
+}
+
 /** One line for a person: who holds the seat, and how many instances answer and hold it. */
 export function describeSeat(list: readonly InstanceSeat[]): string {
   if (list.length === 0) return "seat: no instance answered $SRV.STATS";

@@ -18,6 +18,7 @@ import {
   mayWrite,
   observed,
   renewEvery,
+  renewed,
   takeAt,
   won,
   type HolderValue,
@@ -154,7 +155,10 @@ export class Seat {
     const windowLeft = this.state.renewedAt + this.timing.ttlMs * this.timing.writeFraction - sentAt;
     try {
       const rev = await this.opts.kv.update(SEAT_KEY, encode(value), this.state.revision, Math.max(100, windowLeft));
-      this.apply(won(this.state, rev, value, sentAt, this.clock()));
+      this.apply(renewed(this.state, rev, sentAt, this.clock(), this.timing));
+      if (this.state.role !== "holder") {
+        this.log.warn({ revision: rev }, "lost the seat: its renewal landed after the write window closed; taking it anew after the lease time");
+      }
     } catch (err) {
       this.apply(lost(this.state, this.clock()));
       this.log.warn({ err: (err as Error).message }, "lost the seat: a renewal failed; registry writes stopped");

@@ -52,6 +52,19 @@ export function won(s: SeatState, revision: number, holder: HolderValue, sentAt:
   return { role: "holder", revision, seenAt: Math.max(s.seenAt, now), renewedAt: sentAt, holder };
 }
 
+/**
+ * A renewal sent at `sentAt` landed at `revision`. It continues the hold only
+ * when the write window has stayed open since the previous renewal: a hold is
+ * one unbroken term (the feed publishes every change within it, and nothing
+ * while the window is closed). A renewal that lands later leaves this
+ * instance a standby that sees itself named at `revision`; it takes the seat
+ * anew, with a new `since`, when a standby may.
+ */
+export function renewed(s: SeatState, revision: number, sentAt: number, now: number, t: SeatTiming): SeatState {
+  if (mayWrite(s, now, t) && s.holder !== undefined) return won(s, revision, s.holder, sentAt, now);
+  return { role: "standby", revision, seenAt: now, renewedAt: -Infinity, ...(s.holder ? { holder: s.holder } : {}) };
+}
+
 /** A renewal or take failed: whatever we thought, we do not hold the seat now. */
 export function lost(s: SeatState, now: number): SeatState {
   return s.role === "holder" ? { ...s, role: "standby", seenAt: now, renewedAt: -Infinity } : s;

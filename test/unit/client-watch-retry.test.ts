@@ -1,41 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type { NatsConnection } from "@nats-io/nats-core";
 import { watchView } from "../../src/client/watch.js";
 import { BACKOFF } from "../../src/backoff/backoff.js";
 import type { Answer, View } from "../../src/protocol/messages.js";
 import { holdTimeouts, settle } from "../helpers/timeouts.js";
-
-/** A connection with no service behind it: subscriptions that hear nothing, statuses the test sends. */
-function fakeConnection(): { nc: NatsConnection; status: (type: string) => void } {
-  const waiting: ((r: IteratorResult<{ type: string }>) => void)[] = [];
-  const queued: { type: string }[] = [];
-  const statuses = {
-    [Symbol.asyncIterator]: () => ({
-      next: () => {
-        const s = queued.shift();
-        return s !== undefined ? Promise.resolve({ value: s, done: false }) : new Promise<IteratorResult<{ type: string }>>((r) => waiting.push(r));
-      },
-    }),
-    stop: () => {
-      for (const w of waiting.splice(0)) w({ value: undefined, done: true });
-    },
-  };
-  const nc = {
-    subscribe: () => ({ unsubscribe: () => undefined }),
-    status: () => statuses,
-    flush: async () => undefined,
-    requestMany: async () => {
-      throw new Error("no responders");
-    },
-  } as unknown as NatsConnection;
-  const status = (type: string): void => {
-    const w = waiting.shift();
-    if (w !== undefined) w({ value: { type }, done: false });
-    else queued.push({ type });
-  };
-  return { nc, status };
-}
+import { fakeConnection } from "../helpers/fake-connection.js";
 
 test("a client watch whose snapshots fail asks again after waits by the retry policy, from the base again once a snapshot is taken", async (t) => {
   const timeouts = holdTimeouts(t);

@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { DEFAULT_TIMING, initialState, lost, mayWrite, observed, renewEvery, takeAt, won, type HolderValue } from "../../src/seat/state.js";
+import { DEFAULT_TIMING, initialState, lost, mayWrite, observed, renewEvery, renewed, takeAt, won, type HolderValue } from "../../src/seat/state.js";
 
 const T = DEFAULT_TIMING(10_000);
 const me: HolderValue = { instance: "me", host: "h", pid: 1, since: "2026-01-01T00:00:00Z" };
@@ -46,6 +46,26 @@ describe("the seat's state machine", () => {
     const s = lost(won(initialState(0), 7, me, 0, 0), 100);
     assert.equal(s.role, "standby");
     assert.equal(mayWrite(s, 100, T), false);
+  });
+
+  test("a renewal that lands while the write window is open continues the same hold", () => {
+    const s = renewed(won(initialState(0), 7, me, 1_000, 1_010), 8, 3_500, 6_999, T);
+    assert.equal(s.role, "holder");
+    assert.equal(s.revision, 8);
+    assert.equal(s.renewedAt, 3_500);
+    assert.equal(s.holder, me);
+  });
+
+  test("a renewal that lands after the write window closed starts no hold: the instance takes the seat anew later", () => {
+    // Closed at 7 000 (60% of the ttl after the renewal sent at 1 000): the feed published nothing from then on.
+    const late = renewed(won(initialState(0), 7, me, 1_000, 1_010), 8, 6_500, 7_000, T);
+    assert.equal(late.role, "standby");
+    assert.equal(mayWrite(late, 7_000, T), false);
+    assert.equal(late.revision, 8, "it saw its own value land, so a take compares and sets from there");
+    assert.equal(takeAt(late, T), 17_000, "a standby waits a whole ttl, as for any holder it sees");
+    // The window closed first and the hold was given up: the renewal landing after it changes nothing of that.
+    const afterLoss = renewed(lost(won(initialState(0), 7, me, 1_000, 1_010), 7_001), 8, 6_500, 7_050, T);
+    assert.equal(afterLoss.role, "standby");
   });
 
   test("a released seat (delete) may be taken at once", () => {
