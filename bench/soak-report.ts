@@ -1,6 +1,6 @@
 /**
  * What the soak prints: a line each minute while it runs, and at the end a
- * table with one row a minute and the verdict on the RSS floor. Memory in MiB
+ * table with one row a minute and the verdicts on the floors. Memory in MiB
  * (2^20 bytes), as in the rest of the bench.
  */
 import { mib } from "./common.js";
@@ -45,10 +45,13 @@ export function minuteTable(rows: readonly MinuteRow[]): string {
   return [line(COLUMNS), `|${widths.map((w) => "-".repeat(w + 1) + ":").join("|")}|`, ...cells.map(line)].join("\n");
 }
 
-/** The verdict and, for a run too short to judge an hourly slope, a warning that it is an extrapolation. */
-export function verdictLines(v: FloorVerdict, minutes: number, shortOfMinutes: number): string[] {
-  const lines = [`verdict: ${v.text}`];
-  if (v.floors.length) lines.push(`floors (minute: least RSS MiB): ${v.floors.map((f) => `${fmt(f.atMs / 60_000)}: ${fmt(f.rssMiB)}`).join(", ")}`);
+/** The verdicts (RSS's floor, then what is held apart from V8's free heap) and, for a run too short to judge an hourly slope, a warning that it is an extrapolation. */
+export function verdictLines(rss: FloorVerdict, held: FloorVerdict, minutes: number, shortOfMinutes: number): string[] {
+  const floors = (v: FloorVerdict): string => v.floors.map((f) => `${fmt(f.atMs / 60_000)}: ${fmt(f.rssMiB)}`).join(", ");
+  const lines = [`verdict: ${rss.text}`];
+  if (rss.floors.length) lines.push(`floors (minute: least RSS MiB): ${floors(rss)}`);
+  lines.push(`held apart from V8's free heap: ${held.text}`);
+  if (held.floors.length) lines.push(`floors (minute: least RSS less free heap, MiB): ${floors(held)}`);
   if (minutes < shortOfMinutes) lines.push(`note: a ${minutes}-minute run; its slope per hour is extrapolated from minutes and says little (run ${shortOfMinutes} minutes or more to judge)`);
   return lines;
 }

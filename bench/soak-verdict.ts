@@ -15,6 +15,13 @@
  * higher, and at the end it would read as a rise). A short run gets windows
  * short enough for MIN_WINDOWS of them; its slope per hour is then an
  * extrapolation and the caller says so.
+ *
+ * The same rule also judges what the process holds apart from V8's free
+ * heap (`heldSamples`): RSS less the part of the heap V8 has reserved and
+ * not filled. V8 grows that reserve to its next collection's limit and gives
+ * it back when it sees fit, so it moves RSS's floor by tens of MiB from one
+ * window to the next; what is left is the heap in use, the memory outside
+ * the heap and the code, which is where a leak shows.
  */
 
 export interface RssSample {
@@ -58,6 +65,24 @@ export const MIN_SAMPLES_PER_WINDOW = 3;
 const MIB = 1024 * 1024;
 const HOUR_MS = 3_600_000;
 
+/** One minute's reading of RSS and of the JS heap (MiB, NaN when not read). */
+export interface MinuteMemory {
+  readonly minute: number;
+  readonly rssMiB: number;
+  readonly heapUsedMiB: number;
+  readonly heapTotalMiB: number;
+}
+
+/** RSS less V8's free heap (reserved, not in use), one sample a minute; minutes with a reading missing are left out. */
+export function heldSamples(rows: readonly MinuteMemory[]): RssSample[] {
+  const out: RssSample[] = [];
+  for (const r of rows) {
+    const held = r.rssMiB - (r.heapTotalMiB - r.heapUsedMiB);
+    if (Number.isFinite(held)) out.push({ atMs: r.minute * 60_000, rssBytes: held * MIB });
+  }
+  return out;
+}
+
 /** Least-squares slope of y over x. */
 function slope(points: readonly { x: number; y: number }[]): number {
   const n = points.length;
@@ -93,7 +118,7 @@ export function secondHalfFloors(samples: readonly RssSample[], windowMs: number
   return floors;
 }
 
-export function floorVerdict(samples: readonly RssSample[], o: VerdictOptions): FloorVerdict {
+export function floorVerdict(samples: readonly RssSample[], o: VerdictOptions, what = "the RSS floor"): FloorVerdict {
   const span = samples.length >= 2 ? samples[samples.length - 1]!.atMs - samples[0]!.atMs : 0;
   const windowMs = Math.min(o.windowMs, span / 2 / MIN_WINDOWS);
   const floors = windowMs > 0 ? secondHalfFloors(samples, windowMs) : [];
@@ -105,10 +130,10 @@ export function floorVerdict(samples: readonly RssSample[], o: VerdictOptions): 
     return { ...base, state: "too few samples", slopeMiBPerHour: Number.NaN, text };
   }
   const perHour = slope(floors.map((f) => ({ x: f.atMs / HOUR_MS, y: f.rssMiB })));
-  const figures = `over the second half (${floors.length} floors, each the least RSS of ${fmtWindow(windowMs)}; tolerance ${tol} MiB/h)`;
+  const figures = `over the second half (${floors.length} floors, each the least of ${fmtWindow(windowMs)}; tolerance ${tol} MiB/h)`;
   if (perHour <= tol) {
     const signed = `${perHour >= 0 ? "+" : ""}${perHour.toFixed(1)}`;
-    return { ...base, state: "levels off", slopeMiBPerHour: perHour, text: `levels off: the RSS floor moved ${signed} MiB/h ${figures}` };
+    return { ...base, state: "levels off", slopeMiBPerHour: perHour, text: `levels off: ${what} moved ${signed} MiB/h ${figures}` };
   }
   return { ...base, state: "still rising", slopeMiBPerHour: perHour, text: `still rising by ${perHour.toFixed(1)} MiB/h ${figures}` };
 }

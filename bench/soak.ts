@@ -15,7 +15,7 @@
  * overwrites random existing keys with values of the same size at P puts/s
  * and asks the verb A times a second, counting failures. Every few seconds it
  * reads the service's VmRSS; every minute also its heap, and prints a line.
- * At the end: a table a minute and the verdict on the RSS floor's slope over
+ * At the end: a table a minute and the verdicts on the floors' slopes over
  * the second half (soak-verdict.ts). The JSON (every sample) is rewritten
  * each minute, so a run cut short keeps what it saw.
  *
@@ -39,7 +39,7 @@ import { startSoakAsker, type SoakAsker } from "./soak-asker.js";
 import { minuteLine, minuteTable, toMiB, verdictLines, type MinuteRow } from "./soak-report.js";
 import { readHeap, readRss } from "./soak-sample.js";
 import { fixedSizeValue, MIN_VALUE_BYTES } from "./soak-values.js";
-import { floorVerdict, type RssSample } from "./soak-verdict.js";
+import { floorVerdict, heldSamples, type RssSample } from "./soak-verdict.js";
 
 /** RSS is read this often: the floor is the least of many reads, so troughs between collections are caught. */
 const SAMPLE_MS = 5000;
@@ -57,7 +57,7 @@ const USAGE = `usage: npm run soak -- [--minutes M] [--keys N] [--rate P] [--ask
   --rate P            updates of existing needs per second (default 1300)
   --ask-rate A        verb requests per second (default 150)
   --value-bytes B     the size of every value, loaded and written (default 128, at least ${MIN_VALUE_BYTES})
-  --window-minutes W  the RSS floor is the least RSS of each W minutes (default 10)
+  --window-minutes W  a floor is the least of each W minutes (default 15)
   --tolerance T       a floor rising by at most T MiB/h over the second half levels off (default 2)
   --server BIN        the nats-server binary (else NATS_SERVER_BIN, PATH, /usr/sbin/nats-server)
   --out FILE          the JSON (default bench-results/soak-<stamp>.json)
@@ -111,7 +111,7 @@ function parseFlags(argv: string[]): Flags {
     rate: num("rate", 1300, 1, 20_000, true),
     askRate: num("ask-rate", 150, 1, 5000, true),
     valueBytes: num("value-bytes", 128, MIN_VALUE_BYTES, 64 * 1024, true),
-    windowMinutes: num("window-minutes", 10, 0.5, 24 * 60, false),
+    windowMinutes: num("window-minutes", 15, 0.5, 24 * 60, false),
     tolerance: num("tolerance", 2, 0, 1000, false),
     out: typeof values["out"] === "string" && values["out"] ? values["out"] : join(ROOT, "bench-results", `soak-${stamp}.json`),
     serveArgs: typeof values["serve-args"] === "string" ? values["serve-args"].split(" ").filter(Boolean) : [],
@@ -216,7 +216,9 @@ async function main(f: Flags, st: State): Promise<void> {
   const end = readRss(svc.child.pid);
   await svc.child.stop();
   const churnMinutes = round(samples.length ? samples[samples.length - 1]!.atMs / 60_000 : 0, 1);
-  const verdict = floorVerdict(samples, { windowMs: f.windowMinutes * 60_000, toleranceMiBPerHour: f.tolerance });
+  const judged = { windowMs: f.windowMinutes * 60_000, toleranceMiBPerHour: f.tolerance };
+  const verdict = floorVerdict(samples, judged);
+  const heldVerdict = floorVerdict(heldSamples(rows), judged, "RSS less V8's free heap");
 
   const out = [
     "",
@@ -225,11 +227,11 @@ async function main(f: Flags, st: State): Promise<void> {
     `service: RSS ${toMiB(svc.rssAfterSync)} MiB after its first sync (forced gc), ${toMiB(end.rss)} MiB at the end, peak ${toMiB(end.hwm)} MiB`,
     `updates: ${writes.acked} acked (${writes.achievedPerSecond}/s of ${f.rate}), ${writes.errors} failed, ${writes.skipped} skipped (too many in flight)`,
     `asks: ${asks.sent} sent, ${asks.answered} answered, ${asks.failed} failed ${JSON.stringify(asks.failedBy)}, ${asks.skipped} skipped (too many in flight)`,
-    ...verdictLines(verdict, churnMinutes, JUDGE_FROM_MINUTES),
+    ...verdictLines(verdict, heldVerdict, churnMinutes, JUDGE_FROM_MINUTES),
     "",
   ];
   process.stdout.write(out.join("\n") + "\n");
-  snapshot(true, { service: { pid: svc.child.pid, syncMs: svc.syncMs, rssAfterSync: svc.rssAfterSync, rssAtEnd: end.rss, peakRss: end.hwm }, writer: writes, asks, verdict, died });
+  snapshot(true, { service: { pid: svc.child.pid, syncMs: svc.syncMs, rssAfterSync: svc.rssAfterSync, rssAtEnd: end.rss, peakRss: end.hwm }, writer: writes, asks, verdict, heldVerdict, died });
   log(`samples written to ${f.out}`);
   if (died) throw new Error(died);
 }

@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { floorVerdict, MIN_WINDOWS, type RssSample } from "../../bench/soak-verdict.js";
+import { floorVerdict, heldSamples, MIN_WINDOWS, type MinuteMemory, type RssSample } from "../../bench/soak-verdict.js";
 import { fixedSizeValue, MIN_VALUE_BYTES } from "../../bench/soak-values.js";
 
 const MIB = 1024 * 1024;
@@ -80,4 +80,41 @@ test("soak values are exactly the size asked for, whatever the key and the put c
     }
   }
   assert.throws(() => fixedSizeValue(0, 0, MIN_VALUE_BYTES - 1), RangeError);
+});
+
+/** One row a minute: RSS, and the heap V8 reserved and used (MiB). */
+const minutesOf = (n: number, at: (minute: number) => { rss: number; used: number; total: number }): MinuteMemory[] =>
+  Array.from({ length: n }, (_, i) => {
+    const m = at(i + 1);
+    return { minute: i + 1, rssMiB: m.rss, heapUsedMiB: m.used, heapTotalMiB: m.total };
+  });
+
+test("what is held apart from V8's free heap levels off when only V8's reserve moves RSS's floor", () => {
+  // V8 reserves up to 40 MiB more heap than it uses and hands it back every 35 minutes; the rest holds at 150 MiB.
+  const rows = minutesOf(120, (m) => {
+    const free = m % 35 < 5 ? 0 : 40;
+    return { rss: 150 + 20 + free, used: 20, total: 20 + free };
+  });
+  const held = heldSamples(rows);
+  assert.ok(held.every((s) => s.rssBytes === 170 * MIB), "RSS less the free heap is RSS less what V8 reserved and does not use");
+  const v = floorVerdict(held, { windowMs: 15 * MIN, toleranceMiBPerHour: 2 }, "RSS less V8's free heap");
+  assert.equal(v.state, "levels off");
+  assert.match(v.text, /^levels off: RSS less V8's free heap moved \+0\.0 MiB\/h/);
+});
+
+test("a leak outside the heap shows in what is held apart from V8's free heap", () => {
+  // 10 MiB an hour of memory outside the heap, under the same swings of V8's reserve.
+  const rows = minutesOf(120, (m) => {
+    const free = m % 35 < 5 ? 0 : 40;
+    return { rss: 150 + m / 6 + 20 + free, used: 20, total: 20 + free };
+  });
+  const v = floorVerdict(heldSamples(rows), { windowMs: 15 * MIN, toleranceMiBPerHour: 2 });
+  assert.equal(v.state, "still rising");
+  assert.ok(Math.abs(v.slopeMiBPerHour - 10) < 0.5, `slope ${v.slopeMiBPerHour}`);
+});
+
+test("a minute without a heap reading is left out of what is held, not read as zero", () => {
+  const rows = minutesOf(3, () => ({ rss: 200, used: 20, total: 60 }));
+  const gap = [rows[0]!, { ...rows[1]!, heapTotalMiB: Number.NaN }, rows[2]!];
+  assert.deepEqual(heldSamples(gap).map((s) => s.atMs / MIN), [1, 3]);
 });
