@@ -10,6 +10,7 @@ import type { FloodLimits } from "./overview/flood.js";
 import { parseDuration } from "./duration.js";
 import { CONNECTION_DEFAULTS, SERVE_DEFAULTS } from "./defaults.js";
 import { COMMAND_ROLE, inboxPrefix, SERVE_ROLE } from "./permissions/inbox.js";
+import { Failure } from "./failure.js";
 
 /** How to reach the bus: the same for every command that talks to it. */
 export interface ConnectionConfig {
@@ -91,13 +92,13 @@ export function connectionConfig(
   const servers = url.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
   for (const s of servers) {
     if (!/^(nats|tls|ws|wss):\/\/[^\s]+$|^[^\s/:]+(:\d+)?$/.test(s)) {
-      throw new ProvisionerError("CONFIG", `--server "${s}" is not a NATS URL: write nats://HOST:PORT (several separated by commas)`);
+      throw new Failure("CONFIG", `--server "${s}" is not a NATS URL: write nats://HOST:PORT (several separated by commas)`);
     }
   }
   const user = pick(flags.user, env, "NATS_USER");
   const password = pick(flags.password, env, "NATS_PASSWORD");
   if (password !== undefined && user === undefined) {
-    throw new ProvisionerError("CONFIG", "a password was given without a user: set --user or NATS_USER too");
+    throw new Failure("CONFIG", "a password was given without a user: set --user or NATS_USER too");
   }
   const cfg: ConnectionConfig = {
     servers,
@@ -112,13 +113,13 @@ export function connectionConfig(
     inboxPrefix: pick(flags.inboxPrefix, env, "NATS_INBOX_PREFIX") ?? defaultInboxPrefix,
   };
   if (!/^[^\s.*>]+(\.[^\s.*>]+)*$/.test(cfg.inboxPrefix ?? "")) {
-    throw new ProvisionerError(
+    throw new Failure(
       "CONFIG",
       `--inbox-prefix "${cfg.inboxPrefix}" must be subject tokens separated by dots, with no wildcard or space, such as ${defaultInboxPrefix}`,
     );
   }
   if ((cfg.cert === undefined) !== (cfg.key === undefined)) {
-    throw new ProvisionerError("CONFIG", "a TLS client certificate needs both --tlscert (NATS_CERT) and --tlskey (NATS_KEY)");
+    throw new Failure("CONFIG", "a TLS client certificate needs both --tlscert (NATS_CERT) and --tlskey (NATS_KEY)");
   }
   return Object.freeze(cfg);
 }
@@ -126,7 +127,7 @@ export function connectionConfig(
 function positiveInt(text: string, flag: string, max: number): number {
   const n = Number(text);
   if (!/^\d+$/.test(text.trim()) || !Number.isInteger(n) || n < 1 || n > max) {
-    throw new ProvisionerError("CONFIG", `${flag} "${text}" must be a whole number from 1 to ${max}`);
+    throw new Failure("CONFIG", `${flag} "${text}" must be a whole number from 1 to ${max}`);
   }
   return n;
 }
@@ -134,7 +135,7 @@ function positiveInt(text: string, flag: string, max: number): number {
 function percent(text: string, flag: string): number {
   const n = Number(text);
   if (!/^\d+$/.test(text.trim()) || n > 1000) {
-    throw new ProvisionerError("CONFIG", `${flag} "${text}" must be a whole number of percent from 0 (V8's own heuristic) to 1000`);
+    throw new Failure("CONFIG", `${flag} "${text}" must be a whole number of percent from 0 (V8's own heuristic) to 1000`);
   }
   return n;
 }
@@ -143,7 +144,7 @@ export function parseHostPort(text: string, flag = "--http"): { host: string; po
   const m = /^(.*):(\d+)$/.exec(text.trim());
   const port = m ? Number(m[2]) : NaN;
   if (!m || port > 65535) {
-    throw new ProvisionerError("CONFIG", `${flag} "${text}" must be HOST:PORT, such as 127.0.0.1:8080`);
+    throw new Failure("CONFIG", `${flag} "${text}" must be HOST:PORT, such as 127.0.0.1:8080`);
   }
   return { host: (m[1] ?? "").replace(/^\[|\]$/g, "") || "127.0.0.1", port };
 }
@@ -173,16 +174,16 @@ export function serveConfig(flags: ServeFlags, env: Env = process.env): ServeCon
     heapGrowingPercent: percent(pick(flags.heapGrowing, env, "MESH_PROVISIONER_HEAP_GROWING") ?? SERVE_DEFAULTS.heapGrowing, "--heap-growing"),
   };
   if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(cfg.logLevel)) {
-    throw new ProvisionerError("CONFIG", `--log-level "${cfg.logLevel}" must be one of fatal, error, warn, info, debug, trace, silent`);
+    throw new Failure("CONFIG", `--log-level "${cfg.logLevel}" must be one of fatal, error, warn, info, debug, trace, silent`);
   }
   if (cfg.bucketLimits.maxValueBytes > cfg.bucketLimits.nodeBucketBytes) {
-    throw new ProvisionerError("CONFIG", "--max-value-bytes is larger than --bucket-max-bytes: no value could ever be written");
+    throw new Failure("CONFIG", "--max-value-bytes is larger than --bucket-max-bytes: no value could ever be written");
   }
   if (cfg.httpToken !== undefined && cfg.http === undefined) {
-    throw new ProvisionerError("CONFIG", "--http-token (or MESH_PROVISIONER_HTTP_TOKEN) guards the dashboard, which only --http <host:port> serves: add --http");
+    throw new Failure("CONFIG", "--http-token (or MESH_PROVISIONER_HTTP_TOKEN) guards the dashboard, which only --http <host:port> serves: add --http");
   }
   if (cfg.httpToken !== undefined && cfg.httpToken.length < 16) {
-    throw new ProvisionerError("CONFIG", "--http-token must be at least 16 characters (try: openssl rand -hex 24)");
+    throw new Failure("CONFIG", "--http-token must be at least 16 characters (try: openssl rand -hex 24)");
   }
   return Object.freeze(cfg);
 }

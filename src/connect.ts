@@ -16,12 +16,13 @@ import {
 import type { ConnectionConfig } from "./config.js";
 import { ProvisionerError, wrapError } from "./protocol/errors.js";
 import { noteViolation } from "./permissions/violation.js";
+import { Failure, wrapFailure } from "./failure.js";
 
 function readSecretFile(path: string, what: string): Uint8Array {
   try {
     return readFileSync(path);
   } catch (err) {
-    throw wrapError("CONFIG", `cannot read the ${what} file ${path}`, err);
+    throw wrapFailure("CONFIG", `cannot read the ${what} file ${path}`, err);
   }
 }
 
@@ -98,7 +99,7 @@ export async function connectBus(cfg: ConnectionConfig, name: string): Promise<N
     })().catch(() => undefined);
     return nc;
   } catch (err) {
-    throw new ProvisionerError(
+    throw new Failure(
       "CONNECT",
       `cannot connect to NATS at ${cfg.servers.join(",")}: ${(err as Error).message}. ` +
         "Is nats-server running there (or use `npm start` for a private one), and are the credentials right?",

@@ -1,5 +1,6 @@
 /** Durations as the command line takes them: `500ms`, `3s`, `2m`, `1h`, or a sum like `1h30m`. */
 import { ProvisionerError } from "./protocol/errors.js";
+import { Failure } from "./failure.js";
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };
 const PART = /(\d+(?:\.\d+)?)(ms|s|m|h|d)/g;
@@ -15,7 +16,7 @@ export function parseDuration(text: string, what = "duration"): number {
   }
   total = Math.round(total);
   if (s.length === 0 || consumed !== s.length || !Number.isFinite(total) || total <= 0) {
-    throw new ProvisionerError(
+    throw new Failure(
       "CONFIG",
       `${what} "${text}" is not a duration: write a positive number with a unit, such as 500ms, 3s, 2m or 1h`,
     );

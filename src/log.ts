@@ -7,6 +7,7 @@
 import { createRequire } from "node:module";
 import { pino, type Logger, type DestinationStream } from "pino";
 import { ProvisionerError } from "./protocol/errors.js";
+import { Failure } from "./failure.js";
 
 export type { Logger } from "pino";
 
@@ -30,7 +31,7 @@ export interface LogOptions {
 export function logFormat(stderr: { isTTY?: boolean }, env: Readonly<Record<string, string | undefined>>): LogFormat {
   const asked = (env["LOG_FORMAT"] ?? "").trim().toLowerCase();
   if (asked === "json" || asked === "pretty") return asked;
-  if (asked !== "") throw new ProvisionerError("CONFIG", `LOG_FORMAT "${env["LOG_FORMAT"]}" must be json or pretty (unset: pretty on a terminal, JSON otherwise)`);
+  if (asked !== "") throw new Failure("CONFIG", `LOG_FORMAT "${env["LOG_FORMAT"]}" must be json or pretty (unset: pretty on a terminal, JSON otherwise)`);
   return stderr.isTTY === true ? "pretty" : "json";
 }
 

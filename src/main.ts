@@ -35,6 +35,7 @@ import { permissionsError } from "./permissions/violation.js";
 import type { ProvisionerReader } from "./http/reader.js";
 import { CheckpointTally } from "./checkpoints/tally.js";
 import { startCheckpoints } from "./checkpoints/lifecycle.js";
+import { wrapFailure } from "./failure.js";
 
 export interface ProvisionerOptions {
   readonly registryIntervalMs: number;
@@ -129,7 +130,7 @@ async function openJetStream(nc: NatsConnection, inboxPrefix: string | undefined
   } catch (err) {
     throw (
       permissionsError(err, { inboxPrefix }) ??
-      wrapError("CONNECT", "JetStream is not available on this connection (start nats-server with -js, and check the account)", err)
+      wrapFailure("CONNECT", "JetStream is not available on this connection (start nats-server with -js, and check the account)", err)
     );
   }
 }
@@ -220,7 +221,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   try {
     await verb.start();
   } catch (err) {
-    throw wrapError("CONNECT", "cannot serve the verb mesh-provisioner.provisioning", err);
+    throw wrapFailure("CONNECT", "cannot serve the verb mesh-provisioner.provisioning", err);
   }
   // The verb answers (503 while the projections sync) before the seat is watched: that can wait behind the watches.
   await patiently("watch the seat", () => seat.start(), log);

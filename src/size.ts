@@ -1,5 +1,6 @@
 /** Sizes as the command line takes them: `65536`, `64KiB`, `16MiB`, `1GiB` (also KB, MB, GB as powers of 1000). */
 import { ProvisionerError } from "./protocol/errors.js";
+import { Failure } from "./failure.js";
 
 const UNIT: Record<string, number> = {
   "": 1,
@@ -19,7 +20,7 @@ export function parseSize(text: string, what = "size"): number {
   const unit = UNIT[(m?.[2] ?? "").toLowerCase()];
   const bytes = m && unit !== undefined ? Math.round(Number(m[1]) * unit) : Number.NaN;
   if (!Number.isSafeInteger(bytes) || bytes <= 0) {
-    throw new ProvisionerError("CONFIG", `${what} "${text}" is not a size: write a positive number of bytes, or with a unit, such as 64KiB, 16MiB or 1GiB`);
+    throw new Failure("CONFIG", `${what} "${text}" is not a size: write a positive number of bytes, or with a unit, such as 64KiB, 16MiB or 1GiB`);
   }
   return bytes;
 }

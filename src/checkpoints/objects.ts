@@ -14,6 +14,7 @@ import { ProvisionerError } from "../protocol/errors.js";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { CHECKPOINT_BUCKET } from "../keys/mod.js";
 import type { Logger } from "../log.js";
+import { Failure } from "../failure.js";
 
 export interface CheckpointObjects {
   /** The newest checkpoint of `name`, whole, or undefined when there is none. Rejects when it cannot be read. */
@@ -49,7 +50,7 @@ async function readWhole(got: ObjectResult, idleMs: number): Promise<Uint8Array>
     const next = await Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
     if (next === "idle") {
       await reader.cancel().catch(() => undefined);
-      throw new ProvisionerError("BUCKET", `the checkpoint ${got.info.name} stopped arriving after ${size} of ${got.info.size} bytes (replaced while it was read?)`);
+      throw new Failure("BUCKET", `the checkpoint ${got.info.name} stopped arriving after ${size} of ${got.info.size} bytes (replaced while it was read?)`);
     }
     if (next.done) break;
     parts.push(next.value);

@@ -3,6 +3,7 @@ import { ProvisionerError } from "../protocol/errors.js";
 import { grantFor, inboxPrefix, ROLES, type Role } from "../permissions/grants.js";
 import { accountsConfigText, EXAMPLE_USERS } from "../permissions/server-config.js";
 import { failAndExit } from "./fail.js";
+import { Failure } from "../failure.js";
 
 export function permissionsCommand(flags: { role?: string; node?: string; example?: boolean }): void {
   try {
@@ -11,11 +12,11 @@ export function permissionsCommand(flags: { role?: string; node?: string; exampl
       return;
     }
     if (flags.role === undefined || !(ROLES as readonly string[]).includes(flags.role)) {
-      throw new ProvisionerError("CONFIG", `--role must be one of ${ROLES.join(", ")}`);
+      throw new Failure("CONFIG", `--role must be one of ${ROLES.join(", ")}`);
     }
     const role = flags.role as Role;
     if (role !== "node" && flags.node !== undefined) {
-      throw new ProvisionerError("CONFIG", "--node applies to --role node only");
+      throw new Failure("CONFIG", "--node applies to --role node only");
     }
     const grant = grantFor(role, flags.node);
     process.stdout.write(`${JSON.stringify(grant, null, 2)}\n`);

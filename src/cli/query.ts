@@ -9,6 +9,7 @@ import { describeSeat } from "../protocol/stats.js";
 import { failAndExit } from "./fail.js";
 import { COMMAND_DEFAULTS } from "../defaults.js";
 import { formatAnswer } from "./table.js";
+import { Failure } from "../failure.js";
 
 export type QueryFlags = ConnectionFlags & {
   node?: string;
@@ -28,13 +29,13 @@ export function parseScope(text: string | undefined): ClientScope {
   if (text === "needs") return "needs";
   const node = text.startsWith("node:") ? text.slice("node:".length) : undefined;
   if (node !== undefined && isPlainToken(node)) return { node };
-  throw new ProvisionerError("CONFIG", `--scope ${JSON.stringify(text)}: use mesh, needs (a provider's grant) or node:<N> (node N's grant, N a plain token)`);
+  throw new Failure("CONFIG", `--scope ${JSON.stringify(text)}: use mesh, needs (a provider's grant) or node:<N> (node N's grant, N a plain token)`);
 }
 
 export async function queryCommand(what: string, flags: QueryFlags): Promise<void> {
   try {
     if (!(WHATS as readonly string[]).includes(what)) {
-      throw new ProvisionerError("CONFIG", `"${what}" is not something to query: use one of ${WHATS.join(", ")}`);
+      throw new Failure("CONFIG", `"${what}" is not something to query: use one of ${WHATS.join(", ")}`);
     }
     const request: Record<string, unknown> = { what };
     for (const f of ["node", "module", "contributor", "collection"] as const) {

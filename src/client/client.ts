@@ -5,10 +5,9 @@
  */
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import type { Observable } from "rxjs";
-import { wrapError } from "../protocol/errors.js";
 import type { What } from "../keys/mod.js";
 import { MESH_SCOPE, NEEDS_SCOPE, nodeScope, requestSubject, type VerbScope } from "../protocol/scope.js";
-import { VerbError } from "./errors.js";
+import { NoAnswerError, VerbError } from "./errors.js";
 import type { Answer, EntryOf, Page, ProvisionerRequest, View } from "../protocol/messages.js";
 import { watchView, type WatchOptions } from "./watch.js";
 import { filtersOf } from "./narrowing.js";
@@ -74,7 +73,7 @@ export class ProvisionerClient {
     try {
       m = await this.nc.request(subject, JSON.stringify(request), { timeout: this.timeoutMs });
     } catch (err) {
-      throw wrapError("VERB", `no answer from ${subject} (is mesh-provisioner serve running, and may this user ask it?)`, err);
+      throw new NoAnswerError(subject, err);
     }
     return decodeReply<W>(m);
   }

@@ -1,17 +1,43 @@
-/** The error a client gets when the verb answers with a service error (its code: 400, 503, 504 or 500). */
-import { ProvisionerError } from "../protocol/errors.js";
+/**
+ * The errors the client raises of its own, each with a stable `code`:
+ * `VerbError` when the verb answers with a service error, `NoAnswerError`
+ * when no instance answers. A key helper refuses a token with the protocol's
+ * `ProvisionerError` (E_BAD_REQUEST), as the verb would.
+ */
+import { codeOfStatus } from "../protocol/errors.js";
 
-export class VerbError extends ProvisionerError {
+export abstract class ClientError extends Error {
+  abstract readonly code: string;
+}
+
+/** The verb answered with a service error: `serviceCode` is its status (400, 403, 500, 503 or 504), `code` the protocol's code for it. */
+export class VerbError extends ClientError {
+  readonly code: string;
+
   constructor(
-    /** The service's error code: 400 (bad request), 503 (not synced yet), 504 (minRevision not reached in time), 500. */
     readonly serviceCode: number,
     message: string,
   ) {
-    super("VERB", `${message} (${serviceCode})`);
+    super(`${message} (${serviceCode})`);
+    this.name = "VerbError";
+    this.code = codeOfStatus(serviceCode) ?? "E_SERVICE";
   }
 
-  /** A 503 or 504: asking again later may succeed. */
+  /** A 503, 504 or 500: asking again later may succeed. */
   get retryable(): boolean {
     return this.serviceCode === 503 || this.serviceCode === 504 || this.serviceCode === 500;
+  }
+}
+
+/** No instance answered on `subject` within the timeout (none running, none this user may ask, or all too slow). */
+export class NoAnswerError extends ClientError {
+  readonly code = "E_NO_ANSWER";
+
+  constructor(
+    readonly subject: string,
+    cause: unknown,
+  ) {
+    super(`no answer from ${subject} (is mesh-provisioner serve running, and may this user ask it?): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    this.name = "NoAnswerError";
   }
 }

@@ -17,7 +17,8 @@
  *   const { entries } = await n1.get({ what: "needs" });   // n1's needs
  */
 export { ProvisionerClient, decodeReply, type ClientOptions, type ClientScope } from "./client.js";
-export { VerbError } from "./errors.js";
+export { ClientError, NoAnswerError, VerbError } from "./errors.js";
+export { ProvisionerError, ErrorCodes } from "../protocol/errors.js";
 export { inboxPrefix } from "../protocol/inbox.js";
 export { needsKey, appliedKey, collectKey, encodeCollection, decodeCollection } from "./keys.js";
 export type { WatchOptions } from "./watch.js";

@@ -14,7 +14,7 @@ import { request } from "node:http";
 import { createConnection, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
-import { ProvisionerError } from "../protocol/errors.js";
+import { Failure } from "../failure.js";
 
 export interface NatsServerOptions {
   jetstream?: boolean; // default true
@@ -53,7 +53,7 @@ const CLUSTER_TIMEOUT_MS = 30_000;
 const EXIT_GRACE_MS = 5_000;
 const POLL_MS = 25;
 
-const fail = (message: string): ProvisionerError => new ProvisionerError("EMBEDDED_SERVER", message);
+const fail = (message: string): Failure => new Failure("EMBEDDED_SERVER", message);
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 const exited = (c: ChildProcess): boolean => c.exitCode !== null || c.signalCode !== null;
 

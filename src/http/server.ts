@@ -10,7 +10,8 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../log.js";
-import { ProvisionerError, wrapError } from "../protocol/errors.js";
+import { wrapError } from "../protocol/errors.js";
+import { HttpError, type HttpFailure } from "./errors.js";
 import type { ProvisionerReader } from "./reader.js";
 import { WHATS } from "../keys/mod.js";
 import type { Metrics } from "./metrics.js";
@@ -18,6 +19,7 @@ import { DASHBOARD_HTML } from "./dashboard.js";
 import { nodeJson, nodeParam, nodeQuery, nodesJson, overviewJson } from "./dashboard-api.js";
 import { startEventHub } from "./events.js";
 import { tokenCheck } from "./auth.js";
+import { wrapFailure } from "../failure.js";
 
 export interface HttpOptions {
   readonly host: string;
@@ -49,7 +51,7 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
     res.writeHead(status, { "content-type": type, "cache-control": "no-store" });
     res.end(body);
   };
-  const sendError = (res: ServerResponse, err: ProvisionerError): void =>
+  const sendError = (res: ServerResponse, err: HttpFailure): void =>
     send(res, err.status >= 400 && err.status < 600 ? err.status : 500, "application/json", JSON.stringify({ error: { code: err.code, message: err.message } }));
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
@@ -73,7 +75,7 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
     if (path === "/events" || path.startsWith("/api/")) {
       if (!allowed(req.headers.authorization, url.searchParams.get("access_token"))) {
         res.setHeader("www-authenticate", 'Bearer realm="mesh-provisioner"');
-        return sendError(res, new ProvisionerError("UNAUTHORIZED", "this dashboard needs its token: send Authorization: Bearer <token> (or ?access_token= on /events)"));
+        return sendError(res, new HttpError("UNAUTHORIZED", "this dashboard needs its token: send Authorization: Bearer <token> (or ?access_token= on /events)"));
       }
       switch (path) {
         case "/api/overview":
@@ -88,7 +90,7 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
         }
       }
     }
-    return sendError(res, new ProvisionerError("NOT_FOUND", `not found: ${path}; try /, /api/overview, /api/nodes, /api/node?node=, /events, /healthz, /readyz, /metrics`));
+    return sendError(res, new HttpError("NOT_FOUND", `not found: ${path}; try /, /api/overview, /api/nodes, /api/node?node=, /events, /healthz, /readyz, /metrics`));
   };
 
   const server: Server = createServer((req, res) => {
@@ -100,7 +102,7 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
     });
   });
   await new Promise<void>((resolve, reject) => {
-    server.once("error", (err) => reject(wrapError("CONFIG", `cannot serve HTTP on ${opts.host}:${opts.port} (--http)`, err)));
+    server.once("error", (err) => reject(wrapFailure("CONFIG", `cannot serve HTTP on ${opts.host}:${opts.port} (--http)`, err)));
     server.listen(opts.port, opts.host, () => resolve());
   });
   const addr = server.address() as AddressInfo;

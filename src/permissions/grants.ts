@@ -26,6 +26,7 @@ import { BUCKETS, CHECKPOINT_BUCKET, isPlainToken, objectStreamName, SEAT_BUCKET
 import { ProvisionerError } from "../protocol/errors.js";
 import { bucketFeedSubject, FEED_PREFIX, NEEDS_VERB_SUBJECT, nodeFeedSubjects, nodeVerbSubject, NODE_VERB_SUBJECTS, VERB_SUBJECT, SERVICE_NAME } from "../protocol/subjects.js";
 import { inboxPrefix, type Role } from "./inbox.js";
+import { Failure } from "../failure.js";
 
 export { inboxPrefix, ROLES, type Role } from "./inbox.js";
 
@@ -174,7 +175,7 @@ export function grantFor(role: Role, nodeName?: string): Grant {
       return provider();
     case "node":
       if (nodeName === undefined || !isPlainToken(nodeName)) {
-        throw new ProvisionerError("CONFIG", "--role node needs --node N, where N is a plain token (A-Z a-z 0-9 - _ / =)");
+        throw new Failure("CONFIG", "--role node needs --node N, where N is a plain token (A-Z a-z 0-9 - _ / =)");
       }
       return node(nodeName);
   }

@@ -8,9 +8,9 @@
  * so, naming the subject refused. Detection is by shape, so this module
  * loads no NATS code.
  */
-import { ProvisionerError } from "../protocol/errors.js";
 import { COMMAND_ROLE, inboxPrefix } from "./inbox.js";
 import { VERB_SUBJECT } from "../protocol/subjects.js";
+import { Failure } from "../failure.js";
 
 export interface Violation {
   readonly operation: "publish" | "subscribe";
@@ -85,16 +85,16 @@ export function describeViolation(v: Violation, prefix?: string): string {
 }
 
 /**
- * The ProvisionerError("CONNECT") to report instead of `err` when a
+ * The Failure("CONNECT") to report instead of `err` when a
  * permissions violation is behind it: found along its causes, or else (with
  * `orSeen`) the first one this process was told of, with what failed after it.
  */
-export function permissionsError(err: unknown, opts: { inboxPrefix?: string; orSeen?: boolean } = {}): ProvisionerError | undefined {
+export function permissionsError(err: unknown, opts: { inboxPrefix?: string; orSeen?: boolean } = {}): Failure | undefined {
   const own = violationIn(err);
   const seen = own === undefined && opts.orSeen ? first : undefined;
   const v = own ?? seen?.violation;
   if (v === undefined) return undefined;
   let message = describeViolation(v, opts.inboxPrefix ?? seen?.inboxPrefix);
   if (own === undefined) message += ` (what failed then: ${err instanceof Error ? err.message : String(err)})`;
-  return new ProvisionerError("CONNECT", message, { cause: err });
+  return new Failure("CONNECT", message, { cause: err });
 }

@@ -24,6 +24,7 @@ import type { Logger } from "../log.js";
 import { wrapError } from "../protocol/errors.js";
 import type { Operation } from "./diff.js";
 import type { RegistryValue } from "./registry.js";
+import { wrapFailure } from "../failure.js";
 
 /**
  * The writes the reconciler makes, each returning the revision it wrote.
@@ -126,7 +127,7 @@ export async function applyOperations(
       }
       last = Math.max(last, rev);
     } catch (err) {
-      const e = wrapError("REGISTRY_WRITE", `cannot ${op.type} registry kind "${op.kind}"`, err);
+      const e = wrapFailure("REGISTRY_WRITE", `cannot ${op.type} registry kind "${op.kind}"`, err);
       report.failed.push({ kind: op.kind, op: op.type, error: e.message });
       if (isMovedOn(err)) {
         log.info({ kind: op.kind, op: op.type, seen: "revision" in op ? op.revision : 0 }, "a registry key changed after the reconcile read it: the write was refused; the next reconcile diffs again");

@@ -9,6 +9,7 @@ import type { Logger } from "../log.js";
 import { wrapError } from "../protocol/errors.js";
 import { violationIn } from "../permissions/violation.js";
 import { streamName } from "../keys/mod.js";
+import { wrapFailure } from "../failure.js";
 
 export interface BucketPlan {
   readonly bucket: string;
@@ -145,13 +146,13 @@ export async function ensureBucket(
   } catch (err) {
     if (/insufficient (storage )?resources/i.test(String((err as Error)?.message))) {
       const want = limitsOf(plan, limits).max_bytes;
-      throw wrapError(
+      throw wrapFailure(
         "BUCKET",
         `cannot create or open the bucket ${plan.bucket}: its size limit (${want} bytes${plan.refuseRollups ? ", --bucket-max-bytes" : ""}) does not fit in what is left of JetStream's store on the server; give JetStream a larger store (max_file_store) or lower --bucket-max-bytes`,
         err,
       );
     }
-    throw wrapError("BUCKET", `cannot create or open the bucket ${plan.bucket}`, err);
+    throw wrapFailure("BUCKET", `cannot create or open the bucket ${plan.bucket}`, err);
   }
 }
 

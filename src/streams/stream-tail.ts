@@ -11,7 +11,7 @@
  * messages were deleted, purged or expired), from one that is behind.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import { ProvisionerError } from "../protocol/errors.js";
+import { Failure } from "../failure.js";
 
 const NO_MESSAGE_FOUND = 10037;
 
@@ -26,7 +26,7 @@ export async function firstSeqFrom(nc: NatsConnection, stream: string, seq: numb
   const reply = msg.json<MsgGetReply>();
   if (reply.error !== undefined) {
     if (reply.error.err_code === NO_MESSAGE_FOUND) return undefined;
-    throw new ProvisionerError("WATCH", `${stream}: message get from ${seq} failed: ${reply.error.description ?? `code ${reply.error.code}`}`);
+    throw new Failure("WATCH", `${stream}: message get from ${seq} failed: ${reply.error.description ?? `code ${reply.error.code}`}`);
   }
   return reply.message?.seq;
 }

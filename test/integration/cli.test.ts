@@ -1,62 +1,14 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { spawn, type ChildProcess } from "node:child_process";
-import { fileURLToPath } from "node:url";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm } from "@nats-io/kv";
 import { connectTo } from "../helpers/stack.js";
 import { until } from "../helpers/verb-pages.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { BUCKETS } from "../../src/keys/mod.js";
+import { killAll, run, start, type Running } from "../helpers/cli-run.js";
 
-// dist/test/integration/cli.test.js -> the repository's bin/
-const BIN = fileURLToPath(new URL("../../../bin/mesh-provisioner", import.meta.url));
 const KINDS = ["access", "bound", "collected", "config", "consumers", "contribution", "dir", "environment", "machine", "port", "seat", "secret", "shell"];
-
-interface Ran {
-  code: number | null;
-  signal: NodeJS.Signals | null;
-  stdout: string;
-  stderr: string;
-  ms: number;
-}
-
-interface Running {
-  child: ChildProcess;
-  stdout: () => string;
-  stderr: () => string;
-  exited: Promise<Ran>;
-}
-
-const children = new Set<ChildProcess>();
-
-function start(args: string[], env: NodeJS.ProcessEnv): Running {
-  const t0 = Date.now();
-  const child = spawn(process.execPath, [BIN, ...args], { env, stdio: ["ignore", "pipe", "pipe"] });
-  children.add(child);
-  let out = "";
-  let err = "";
-  child.stdout!.setEncoding("utf8").on("data", (c: string) => (out += c));
-  child.stderr!.setEncoding("utf8").on("data", (c: string) => (err += c));
-  const exited = new Promise<Ran>((resolve) => {
-    child.once("close", (code, signal) => {
-      children.delete(child);
-      resolve({ code, signal, stdout: out, stderr: err, ms: Date.now() - t0 });
-    });
-  });
-  return { child, stdout: () => out, stderr: () => err, exited };
-}
-
-/** Run a command to its end, killing it after `ms`. */
-async function run(args: string[], env: NodeJS.ProcessEnv, ms = 15_000): Promise<Ran> {
-  const r = start(args, env);
-  const timer = setTimeout(() => r.child.kill("SIGKILL"), ms);
-  try {
-    return await r.exited;
-  } finally {
-    clearTimeout(timer);
-  }
-}
 
 const jsonLines = (text: string): Record<string, unknown>[] =>
   text
@@ -96,7 +48,7 @@ describe("the command line, as a user runs it", () => {
     lastNeeds = await kv.put("n2.web.config.port", "9090");
   });
   after(async () => {
-    for (const c of children) c.kill("SIGKILL");
+    killAll();
     await client?.close();
     await server?.stop();
   });

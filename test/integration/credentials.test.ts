@@ -7,7 +7,6 @@ import type { NatsConnection, ServerInfo } from "@nats-io/nats-core";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { connectionConfig, type ConnectionFlags } from "../../src/config.js";
 import { connectBus } from "../../src/connect.js";
-import { ProvisionerError } from "../../src/protocol/errors.js";
 import { eventually } from "../helpers/eventually.js";
 import { spawnService, type ServiceProcess } from "../helpers/processes.js";
 import {
@@ -20,6 +19,7 @@ import {
   type TlsMaterial,
   type UserNkey,
 } from "../helpers/credential-material.js";
+import { Failure } from "../../src/failure.js";
 
 // Distinctive secrets, so that "it appears nowhere in the output" means something.
 const USER = "u";
@@ -105,7 +105,7 @@ describe("credentials: every kind by flag and by the nats CLI's environment name
   /** The connection is refused: a CONNECT error that says so, with none of `secrets` in it. */
   async function refused(flags: ConnectionFlags, env: Env, secrets: string[] = []): Promise<void> {
     await assert.rejects(connectBus(connectionConfig(flags, env), "credentials-test"), (err: unknown) => {
-      assert.ok(err instanceof ProvisionerError, `expected a ProvisionerError, got ${inspect(err)}`);
+      assert.ok(err instanceof Failure, `expected a Failure, got ${inspect(err)}`);
       assert.equal(err.kind, "CONNECT");
       assert.match(err.message, /cannot connect to NATS/);
       const whole = inspect(err, { depth: 10 }); // the message, the stack and the cause chain
@@ -183,7 +183,7 @@ describe("credentials: every kind by flag and by the nats CLI's environment name
       const missing = `${tmp.dir}/no-such.nk`;
       await assert.rejects(
         connectBus(connectionConfig({ server: nkeyServer.url }, { NATS_NKEY: missing }), "credentials-test"),
-        (err: unknown) => err instanceof ProvisionerError && err.kind === "CONFIG" && err.message.includes(missing),
+        (err: unknown) => err instanceof Failure && err.kind === "CONFIG" && err.message.includes(missing),
       );
     });
   });

@@ -10,7 +10,7 @@ import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
-import { ProvisionerError } from "../../src/protocol/errors.js";
+import { Failure } from "../../src/failure.js";
 import { eventually } from "../helpers/eventually.js";
 import { findNatsServer, startNatsCluster, startNatsServer, withNatsServer } from "../helpers/nats-server.js";
 
@@ -117,7 +117,7 @@ test("kill() stops the process but keeps the store, and restart() brings it back
 
 test("a server that cannot start fails with EMBEDDED_SERVER and its own error text", async () => {
   await assert.rejects(startNatsServer({ configText: "this is { not valid" }), (err: unknown) => {
-    assert.ok(err instanceof ProvisionerError);
+    assert.ok(err instanceof Failure);
     assert.equal(err.code, "E_EMBEDDED_SERVER");
     assert.match(err.message, /before it was ready; log tail:\n.+/s);
     return true;
@@ -128,7 +128,7 @@ test("findNatsServer refuses a NATS_SERVER_BIN that is not executable", () => {
   const saved = process.env["NATS_SERVER_BIN"];
   try {
     process.env["NATS_SERVER_BIN"] = "/nonexistent/nats-server";
-    assert.throws(findNatsServer, (err: unknown) => err instanceof ProvisionerError && /NATS_SERVER_BIN/.test(err.message));
+    assert.throws(findNatsServer, (err: unknown) => err instanceof Failure && /NATS_SERVER_BIN/.test(err.message));
     delete process.env["NATS_SERVER_BIN"];
     assert.match(findNatsServer(), /nats-server$/);
   } finally {

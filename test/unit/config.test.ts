@@ -3,16 +3,16 @@ import assert from "node:assert/strict";
 import { parseDuration, formatDuration } from "../../src/duration.js";
 import { connectionConfig, parseHostPort, serveConfig } from "../../src/config.js";
 import { COMMAND_ROLE, inboxPrefix } from "../../src/permissions/inbox.js";
-import { ProvisionerError } from "../../src/protocol/errors.js";
+import { Failure } from "../../src/failure.js";
 
-function configError(fn: () => unknown, message?: RegExp): ProvisionerError {
+function configError(fn: () => unknown, message?: RegExp): Failure {
   let caught: unknown;
   try {
     fn();
   } catch (err) {
     caught = err;
   }
-  assert.ok(caught instanceof ProvisionerError, "expected a ProvisionerError");
+  assert.ok(caught instanceof Failure, "expected a Failure");
   assert.equal(caught.kind, "CONFIG");
   assert.equal(caught.code, "E_CONFIG");
   if (message) assert.match(caught.message, message);

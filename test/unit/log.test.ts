@@ -2,7 +2,7 @@ import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { DestinationStream } from "pino";
 import { createLogger, logFormat, memoryLogger } from "../../src/log.js";
-import { ProvisionerError } from "../../src/protocol/errors.js";
+import { Failure } from "../../src/failure.js";
 
 describe("logFormat: a person at a terminal reads lines, a machine reads JSON", () => {
   test("a terminal gets pretty lines, a pipe or a file JSON lines", () => {
@@ -20,7 +20,7 @@ describe("logFormat: a person at a terminal reads lines, a machine reads JSON", 
 
   test("any other LOG_FORMAT is a configuration error naming the variable", () => {
     assert.throws(() => logFormat({ isTTY: true }, { LOG_FORMAT: "text" }), (err: unknown) => {
-      assert.ok(err instanceof ProvisionerError);
+      assert.ok(err instanceof Failure);
       assert.equal(err.code, "E_CONFIG");
       assert.match(err.message, /LOG_FORMAT "text" must be json or pretty/);
       return true;

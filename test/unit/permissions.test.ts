@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { grantFor, ROLES, ALWAYS_DENIED, PURGE_DENIED } from "../../src/permissions/grants.js";
 import { accountsConfigText, EXAMPLE_USERS } from "../../src/permissions/server-config.js";
-import { ProvisionerError } from "../../src/protocol/errors.js";
+import { Failure } from "../../src/failure.js";
 
 const root = new URL("../../../", import.meta.url);
 
@@ -46,7 +46,7 @@ test("a node's grant writes only its own keys of the three node buckets", () => 
 });
 
 test("a node role without a plain-token node is refused", () => {
-  assert.throws(() => grantFor("node"), ProvisionerError);
-  assert.throws(() => grantFor("node", "n1.>"), ProvisionerError);
-  assert.throws(() => grantFor("node", "*"), ProvisionerError);
+  assert.throws(() => grantFor("node"), Failure);
+  assert.throws(() => grantFor("node", "n1.>"), Failure);
+  assert.throws(() => grantFor("node", "*"), Failure);
 });

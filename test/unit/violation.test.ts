@@ -3,6 +3,8 @@ import assert from "node:assert/strict";
 import { errors, RequestError } from "@nats-io/nats-core";
 import { describeViolation, forgetViolations, noteViolation, permissionsError, violationIn } from "../../src/permissions/violation.js";
 import { wrapError } from "../../src/protocol/errors.js";
+import { wrapFailure } from "../../src/failure.js";
+import { exitCodeOf } from "../../src/cli/exit-codes.js";
 
 /** What nats-core makes of the server's -ERR line. */
 const refused = (line: string): Error => errors.PermissionViolationError.parse(line) as Error;
@@ -13,7 +15,7 @@ afterEach(() => forgetViolations());
 
 test("a violation is found along the causes of what failed: a request's RequestError, wrapped again by the service", () => {
   const inRequest = new RequestError(SUB, { cause: refused(SUB) });
-  const wrapped = wrapError("BUCKET", "cannot create the bucket", inRequest);
+  const wrapped = wrapFailure("BUCKET", "cannot create the bucket", inRequest);
   assert.deepEqual(violationIn(wrapped), { operation: "subscribe", subject: "_INBOX.Ab12Cd.*" });
   assert.deepEqual(violationIn(refused(PUB)), { operation: "publish", subject: "$JS.API.INFO" });
   assert.deepEqual(violationIn(new Error(`nats: ${PUB}`)), { operation: "publish", subject: "$JS.API.INFO" }, "the server's words in a message");
@@ -41,7 +43,7 @@ test("any other refused subject points at the user's grant", () => {
 test("permissionsError: a CONNECT error (exit 3) in place of what failed, or nothing when no violation is behind it", () => {
   const e = permissionsError(new RequestError(PUB, { cause: refused(PUB) }));
   assert.equal(e?.code, "E_CONNECT");
-  assert.equal(e?.status, 3);
+  assert.equal(exitCodeOf(e), 3);
   assert.equal(permissionsError(new Error("timeout")), undefined);
   assert.equal(permissionsError(new Error("timeout"), { orSeen: true }), undefined, "nothing seen yet");
 });
