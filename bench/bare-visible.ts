@@ -41,7 +41,7 @@ async function main(): Promise<void> {
   nc.subscribe(VISIBLE_SUBJECT, {
     callback: (err, msg) => {
       if (err) return;
-      let min = 0;
+      let min: number;
       try {
         min = Number((msg.json() as { minRevision?: number }).minRevision ?? 0);
       } catch {

@@ -76,8 +76,10 @@ function parseFlags(argv: readonly string[]): Flags {
     else if (a === "--rate") f.rate = intArg(a, argv[++i], 1, 20_000);
     else if (a === "--hold-ms") f.holdMs = intArg(a, argv[++i], 0, 600_000);
     else if (a === "--out") f.out = argv[++i] || undefined;
-    else if (a === "--help" || a === "-h") (console.log(USAGE), process.exit(0));
-    else throw new UsageError(`unknown flag ${a}\n${USAGE}`);
+    else if (a === "--help" || a === "-h") {
+      console.log(USAGE);
+      process.exit(0);
+    } else throw new UsageError(`unknown flag ${a}\n${USAGE}`);
   }
   // Nodes with all their needs: R quiet pages, R under writes, one for the puts, each a different node.
   if (Math.floor(f.keys / KEYS_PER_NODE) < 2 * f.runs + 1) throw new UsageError(`--keys ${f.keys} has too few nodes for ${f.runs} runs (${2 * f.runs + 1} are opened)\n${USAGE}`);

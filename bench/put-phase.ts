@@ -74,7 +74,10 @@ export async function putPhase(o: PutPhaseOptions): Promise<{ putVisible: { serv
     const gcPerRound: GcRound[] = [];
     for (let r = 0; r < o.rounds; r++) {
       for (const who of r % 2 === 0 ? (["bare", "service"] as const) : (["service", "bare"] as const)) {
-        if (o.traceGc) (window = emptyGcWindow()), (anchorWindow = emptyGcWindow());
+        if (o.traceGc) {
+          window = emptyGcWindow();
+          anchorWindow = emptyGcWindow();
+        }
         const res = await round(who, o.roundMs);
         putVisible[who].push(res);
         let gcNote = "";

@@ -84,9 +84,13 @@ function parseFlags(argv: readonly string[]): Flags {
   for (let i = 0; i < argv.length; i++) {
     const a = argv[i]!;
     // At least 18 nodes: the probe node is n17.
-    if (a === "--keys") (f.keys = intArg(a, argv[++i], 1800, 10_000_000)), (keysSet = true);
-    else if (a === "--runs") (f.runs = intArg(a, argv[++i], 1, 20)), (runsSet = true);
-    else if (a === "--put-rate") f.putRate = intArg(a, argv[++i], 1, 20_000);
+    if (a === "--keys") {
+      f.keys = intArg(a, argv[++i], 1800, 10_000_000);
+      keysSet = true;
+    } else if (a === "--runs") {
+      f.runs = intArg(a, argv[++i], 1, 20);
+      runsSet = true;
+    } else if (a === "--put-rate") f.putRate = intArg(a, argv[++i], 1, 20_000);
     else if (a === "--burst") f.burst = intArg(a, argv[++i], 0, 5_000_000);
     else if (a === "--startup-rate") f.startupRate = intArg(a, argv[++i], 0, 5_000);
     else if (a === "--only-startup") f.onlyStartup = true;
@@ -95,8 +99,10 @@ function parseFlags(argv: readonly string[]): Flags {
     else if (a === "--cpu-prof") f.cpuProf = true;
     else if (a === "--trace-gc") f.traceGc = true;
     else if (a === "--service-node-flags") f.serviceNodeFlags = (argv[++i] ?? "").split(" ").filter(Boolean);
-    else if (a === "--help" || a === "-h") (console.log(USAGE), process.exit(0));
-    else throw new UsageError(`unknown flag ${a}\n${USAGE}`);
+    else if (a === "--help" || a === "-h") {
+      console.log(USAGE);
+      process.exit(0);
+    } else throw new UsageError(`unknown flag ${a}\n${USAGE}`);
   }
   if (f.quick) {
     if (!keysSet) f.keys = 10_000;

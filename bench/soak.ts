@@ -77,7 +77,10 @@ interface Flags {
 }
 
 function parseFlags(argv: string[]): Flags {
-  if (argv.includes("--help") || argv.includes("-h")) (console.log(USAGE), process.exit(0));
+  if (argv.includes("--help") || argv.includes("-h")) {
+    console.log(USAGE);
+    process.exit(0);
+  }
   let values: Record<string, string | boolean | undefined>;
   try {
     ({ values } = parseArgs({

@@ -70,7 +70,7 @@ export async function uncachedThroughput(
   const before = await verbTally(nc, 1);
   const ticker = startTicker(kv);
   let out: ThroughputRounds;
-  let tick = { puts: 0, errors: 0 };
+  let tick: Awaited<ReturnType<typeof ticker.stop>>;
   try {
     out = await alternate(nc, rounds, durationMs, (r) => ({
       service: nodesTarget(bodies, offsets[r]!),

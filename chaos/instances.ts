@@ -51,8 +51,8 @@ const KEEP_LINES = 300;
 /** A process's log as short lines for the history (the first and last ones when it is long). */
 export function logOf(p: ServiceProcess, history: History): string[] {
   const show = (l: LogLine): string => {
-    const { level, time, pid, hostname, name, msg, ...rest } = l.fields as Record<string, unknown>;
-    void time, pid, hostname, name, msg;
+    // pino's own fields are said already, or not worth a history line.
+    const { level, time: _time, pid: _pid, hostname: _hostname, name: _name, msg: _msg, ...rest } = l.fields as Record<string, unknown>;
     return `${history.fromEpoch(l.receivedAt)} ${LEVELS[Number(level)] ?? level} ${l.msg} ${JSON.stringify(rest)}`;
   };
   const lines = p.lines.length <= KEEP_LINES ? p.lines : [...p.lines.slice(0, KEEP_LINES / 3), ...p.lines.slice(-(2 * KEEP_LINES) / 3)];

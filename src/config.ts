@@ -3,7 +3,6 @@
  * validated, and frozen. Flags win over the environment. Everything invalid is
  * a ProvisionerError("CONFIG") whose message names the flag and what to write.
  */
-import { ProvisionerError } from "./protocol/errors.js";
 import { parseSize } from "./size.js";
 import type { BucketLimits } from "./streams/buckets.js";
 import type { FloodLimits } from "./overview/flood.js";

@@ -14,7 +14,6 @@ import {
   type NatsConnection,
 } from "@nats-io/nats-core";
 import type { ConnectionConfig } from "./config.js";
-import { ProvisionerError, wrapError } from "./protocol/errors.js";
 import { noteViolation } from "./permissions/violation.js";
 import { Failure, wrapFailure } from "./failure.js";
 

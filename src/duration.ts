@@ -1,5 +1,4 @@
 /** Durations as the command line takes them: `500ms`, `3s`, `2m`, `1h`, or a sum like `1h30m`. */
-import { ProvisionerError } from "./protocol/errors.js";
 import { Failure } from "./failure.js";
 
 const UNIT_MS: Record<string, number> = { ms: 1, s: 1000, m: 60_000, h: 3_600_000, d: 86_400_000 };

@@ -6,7 +6,6 @@
  */
 import { createRequire } from "node:module";
 import { pino, type Logger, type DestinationStream } from "pino";
-import { ProvisionerError } from "./protocol/errors.js";
 import { Failure } from "./failure.js";
 
 export type { Logger } from "pino";

@@ -8,7 +8,7 @@ import { jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jet
 import { Kvm } from "@nats-io/kv";
 import type { Subscription } from "rxjs";
 import type { Logger } from "./log.js";
-import { ProvisionerError, wrapError } from "./protocol/errors.js";
+import { ProvisionerError } from "./protocol/errors.js";
 import { BUCKETS, isAnswered, knownKinds, SEAT_BUCKET, streamName, WHATS, type What } from "./keys/mod.js";
 import { specFor } from "./projections/bucket-specs.js";
 import { Projection } from "./projections/projection.js";

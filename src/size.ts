@@ -1,5 +1,4 @@
 /** Sizes as the command line takes them: `65536`, `64KiB`, `16MiB`, `1GiB` (also KB, MB, GB as powers of 1000). */
-import { ProvisionerError } from "./protocol/errors.js";
 import { Failure } from "./failure.js";
 
 const UNIT: Record<string, number> = {

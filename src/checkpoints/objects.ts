@@ -10,7 +10,6 @@
  * checkpoints (every start reads the buckets whole) and says so.
  */
 import { Objm, StorageType, type ObjectResult, type ObjectStore } from "@nats-io/obj";
-import { ProvisionerError } from "../protocol/errors.js";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { CHECKPOINT_BUCKET } from "../keys/mod.js";
 import type { Logger } from "../log.js";

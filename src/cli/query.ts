@@ -1,7 +1,6 @@
 /** `mesh-provisioner query <what>`: ask the verb, follow `next` to the end, print a table or the merged JSON. */
 import { connectionConfig, type ConnectionFlags } from "../config.js";
 import { connectBus } from "../connect.js";
-import { ProvisionerError } from "../protocol/errors.js";
 import { isPlainToken, WHATS } from "../keys/mod.js";
 import { ProvisionerClient, type ClientScope, type ProvisionerRequest } from "../client/index.js";
 import { instances } from "../client/instances.js";

@@ -182,8 +182,14 @@ function tcpAccepts(host: string, port: number): Promise<boolean> {
   });
 }
 
+/** The parts of the monitoring endpoints' JSON read here (/jsz and /routez). */
+interface MonitorBody {
+  readonly meta_cluster?: { readonly leader?: string };
+  readonly num_routes?: number;
+}
+
 /** GET a monitoring endpoint: its status and JSON body, or undefined on any failure. */
-function monitor(port: number, path: string): Promise<{ status: number; body: any } | undefined> {
+function monitor(port: number, path: string): Promise<{ status: number; body: MonitorBody | undefined } | undefined> {
   return new Promise((resolve) => {
     const req = request({ host: "127.0.0.1", port, path, timeout: 2000 }, (res) => {
       let data = "";
@@ -324,12 +330,12 @@ async function waitClusterFormed(httpPorts: number[], jetstream: boolean): Promi
   while (Date.now() < deadline) {
     if (jetstream) {
       const views = await Promise.all(httpPorts.map((p) => monitor(p, "/jsz")));
-      const leaders = views.map((v) => v?.body?.meta_cluster?.leader as string | undefined);
+      const leaders = views.map((v) => v?.body?.meta_cluster?.leader);
       last = `meta leaders seen: ${JSON.stringify(leaders)}`;
       if (leaders[0] && leaders.every((x) => x === leaders[0])) return;
     } else {
       const views = await Promise.all(httpPorts.map((p) => monitor(p, "/routez")));
-      const routes = views.map((v) => v?.body?.num_routes as number | undefined);
+      const routes = views.map((v) => v?.body?.num_routes);
       last = `routes seen: ${JSON.stringify(routes)}`;
       if (routes.every((n) => n === size - 1)) return;
     }

@@ -181,10 +181,19 @@ function firstIllFormed(bytes: Uint8Array): IllFormed | null {
     let lo = 0x80;
     let hi = 0xbf;
     let narrowWhy = "";
-    if (b0 === 0xe0) (lo = 0xa0), (narrowWhy = "is an overlong encoding");
-    else if (b0 === 0xed) (hi = 0x9f), (narrowWhy = "encodes a surrogate (U+D800-U+DFFF)");
-    else if (b0 === 0xf0) (lo = 0x90), (narrowWhy = "is an overlong encoding");
-    else if (b0 === 0xf4) (hi = 0x8f), (narrowWhy = "encodes a code point above U+10FFFF");
+    if (b0 === 0xe0) {
+      lo = 0xa0;
+      narrowWhy = "is an overlong encoding";
+    } else if (b0 === 0xed) {
+      hi = 0x9f;
+      narrowWhy = "encodes a surrogate (U+D800-U+DFFF)";
+    } else if (b0 === 0xf0) {
+      lo = 0x90;
+      narrowWhy = "is an overlong encoding";
+    } else if (b0 === 0xf4) {
+      hi = 0x8f;
+      narrowWhy = "encodes a code point above U+10FFFF";
+    }
     for (let j = 1; j <= need; j++) {
       if (i + j >= k) return { start: i, end: k, why: "is cut short at the end of the name" };
       const b = bytes[i + j]!;

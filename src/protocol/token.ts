@@ -4,7 +4,7 @@
  */
 
 /** A plain token: non-empty, only A-Z a-z 0-9 - _ / =. */
-export const TOKEN_RE: RegExp = /^[A-Za-z0-9_\/=-]+$/;
+export const TOKEN_RE: RegExp = /^[A-Za-z0-9_/=-]+$/;
 
 /** The allowed characters, in words, for reasons a person reads. */
 export const TOKEN_CHARS = "A-Z a-z 0-9 - _ / =";

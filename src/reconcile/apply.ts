@@ -21,7 +21,6 @@ import { headers } from "@nats-io/nats-core";
 import { JetStreamApiCodes, JetStreamApiError, type JetStreamClient } from "@nats-io/jetstream";
 import type { KV } from "@nats-io/kv";
 import type { Logger } from "../log.js";
-import { wrapError } from "../protocol/errors.js";
 import type { Operation } from "./diff.js";
 import type { RegistryValue } from "./registry.js";
 import { wrapFailure } from "../failure.js";

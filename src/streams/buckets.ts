@@ -6,7 +6,6 @@
  */
 import { DiscardPolicy, RetentionPolicy, StorageType, JetStreamApiError, type JetStreamManager, type StreamConfig } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
-import { wrapError } from "../protocol/errors.js";
 import { violationIn } from "../permissions/violation.js";
 import { streamName } from "../keys/mod.js";
 import { wrapFailure } from "../failure.js";

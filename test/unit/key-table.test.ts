@@ -46,7 +46,10 @@ test("property: with heavy collisions, any sequence of adds and deletes agrees w
         if (add && !model.has(k)) {
           model.set(k, i);
           t.add(i, h);
-        } else if (!add) assert.equal(t.delete(k, h), model.has(k) ? i : -1), model.delete(k);
+        } else if (!add) {
+          assert.equal(t.delete(k, h), model.has(k) ? i : -1);
+          model.delete(k);
+        }
       }
       assert.equal(t.size, model.size);
       for (let i = 0; i < keys.length; i++) {

@@ -18,7 +18,10 @@ test("property: any adds and removals count like a Map that drops zeros, past th
         const c = new NameCounts();
         const model = new Map<string, number>();
         ops.forEach(([i, delta], at) => {
-          if (clearMidway && at === ops.length >> 1) c.clear(), model.clear();
+          if (clearMidway && at === ops.length >> 1) {
+            c.clear();
+            model.clear();
+          }
           const name = `m${i}`;
           c.add(name, delta);
           const n = (model.get(name) ?? 0) + delta;

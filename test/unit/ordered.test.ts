@@ -98,8 +98,14 @@ describe("OrderedSet", () => {
         for (const [prefix, length, removeSome] of runs) {
           for (let i = 0; i < length; i++) {
             const k = `p${String(prefix).padStart(2, "0")}.${String(i).padStart(5, "0")}`;
-            if (!model.has(k)) model.add(k), s.insert(k, k);
-            if (removeSome && i % 7 === 3) s.remove(k), model.delete(k);
+            if (!model.has(k)) {
+              model.add(k);
+              s.insert(k, k);
+            }
+            if (removeSome && i % 7 === 3) {
+              s.remove(k);
+              model.delete(k);
+            }
           }
         }
         assert.deepEqual(s.keys(), [...model].sort());
@@ -129,7 +135,10 @@ describe("OrderedSet", () => {
         for (const [prefix, length] of runs) {
           for (let i = 0; i < length; i++) {
             const k = `p${String(prefix).padStart(2, "0")}.${String(i).padStart(4, "0")}`;
-            if (!model.has(k)) model.add(k), s.insert(k, k);
+            if (!model.has(k)) {
+              model.add(k);
+              s.insert(k, k);
+            }
           }
         }
         const sorted = [...model].sort();

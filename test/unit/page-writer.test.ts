@@ -33,9 +33,13 @@ describe("PageWriter: a page's bytes written once", () => {
         const w = new PageWriter();
         let model = Buffer.alloc(0);
         for (const o of ops) {
-          if ("text" in o) w.write(o.text), (model = Buffer.concat([model, Buffer.from(o.text)]));
-          else if ("byte" in o) w.byte(o.byte), (model = Buffer.concat([model, Buffer.from([o.byte])]));
-          else if ("from" in o) {
+          if ("text" in o) {
+            w.write(o.text);
+            model = Buffer.concat([model, Buffer.from(o.text)]);
+          } else if ("byte" in o) {
+            w.byte(o.byte);
+            model = Buffer.concat([model, Buffer.from([o.byte])]);
+          } else if ("from" in o) {
             const end = Math.min(source.length, o.from + o.n);
             assert.equal(w.copy(source, o.from, end), end - o.from);
             model = Buffer.concat([model, source.subarray(o.from, end)]);

@@ -75,8 +75,13 @@ test("property: collect entries keep their decoded collection name through updat
       for (const [coll, c, put] of ops) {
         const key = `n1.${coll}.c${c}`;
         rev++;
-        if (put) s.apply("PUT", key, rev, enc.encode(`{"r":${rev}}`)), model.set(key, rev);
-        else s.apply("DEL", key, rev, new Uint8Array()), model.delete(key);
+        if (put) {
+          s.apply("PUT", key, rev, enc.encode(`{"r":${rev}}`));
+          model.set(key, rev);
+        } else {
+          s.apply("DEL", key, rev, new Uint8Array());
+          model.delete(key);
+        }
       }
       assert.deepEqual(s.entryKeys(), [...model.keys()].sort());
       for (const [key, r] of model) {
@@ -104,8 +109,13 @@ test("property: paging any store with any limit and reply size gives every entry
         for (const [i, kind, pad] of ops) {
           const key = `n${i % 5}.m${i % 4}.${kind}.k${i}`;
           rev++;
-          if (pad === null) s.apply("DEL", key, rev, new Uint8Array()), model.delete(key);
-          else s.apply("PUT", key, rev, enc.encode(JSON.stringify({ pad: "x".repeat(pad) }))), model.set(key, { pad, revision: rev });
+          if (pad === null) {
+            s.apply("DEL", key, rev, new Uint8Array());
+            model.delete(key);
+          } else {
+            s.apply("PUT", key, rev, enc.encode(JSON.stringify({ pad: "x".repeat(pad) })));
+            model.set(key, { pad, revision: rev });
+          }
         }
         s.markSynced(rev);
         const want = [...model.entries()].filter(([k]) => node === undefined || k.startsWith(`${node}.`)).sort(([a], [b]) => (a < b ? -1 : 1));

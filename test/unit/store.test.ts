@@ -474,8 +474,13 @@ describe("a node's range ends where its count of entries says", () => {
           let rev = 0;
           for (const { node, i, op } of ops) {
             const key = keyFor(node, i);
-            if (op === "put") (s.apply("PUT", key, ++rev, json({ default: i })), live.add(key));
-            else if (op === "del") (s.apply("DEL", key, ++rev, new Uint8Array()), live.delete(key));
+            if (op === "put") {
+              s.apply("PUT", key, ++rev, json({ default: i }));
+              live.add(key);
+            } else if (op === "del") {
+              s.apply("DEL", key, ++rev, new Uint8Array());
+              live.delete(key);
+            }
             // A key of the node's out of shape (two tokens): never in its range, and no count of it.
             else s.apply("PUT", `${node}.bad${i}`, ++rev, json(i));
           }

@@ -2,7 +2,6 @@ import { afterEach, test } from "node:test";
 import assert from "node:assert/strict";
 import { errors, RequestError } from "@nats-io/nats-core";
 import { describeViolation, forgetViolations, noteViolation, permissionsError, violationIn } from "../../src/permissions/violation.js";
-import { wrapError } from "../../src/protocol/errors.js";
 import { wrapFailure } from "../../src/failure.js";
 import { exitCodeOf } from "../../src/cli/exit-codes.js";
 
