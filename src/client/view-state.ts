@@ -5,6 +5,11 @@
  * kept and applied once it is in, above the snapshot's lowest page revision,
  * so that nothing is lost between the snapshot and the feed and nothing is
  * applied twice.
+ *
+ * A view handed out shares the maps until the next change, which copies them
+ * first (copy on write): a view, once handed out, never changes, and a watch
+ * whose views nobody took copies nothing. The Go client's viewState does the
+ * same, rule for rule.
  */
 import type { What } from "../keys/mod.js";
 import type { AnyEntry, Answer, FeedEvent, OutOfShape, View } from "../protocol/messages.js";
@@ -23,6 +28,8 @@ export class ViewState<W extends What = What> {
   private synced = false;
   /** Events kept while a snapshot is taken; undefined when applying directly. */
   private pending: FeedEvent[] | undefined = [];
+  /** The maps were handed out in a view: copy them before writing. */
+  private shared = false;
 
   constructor(private readonly what: W = "needs" as W) {}
 
@@ -57,6 +64,7 @@ export class ViewState<W extends What = What> {
     this.entries = entries;
     this.outOfShape = outOfShape;
     this.seen = seen;
+    this.shared = false;
     this.revision = snapshot.revision;
     const kept = this.pending ?? [];
     this.pending = undefined;
@@ -83,12 +91,9 @@ export class ViewState<W extends What = What> {
     return this.synced;
   }
 
-  /**
-   * The view now. Its maps are the live ones (copying a million entries per
-   * event would not do): read them when it is emitted, copy them to keep a
-   * moment.
-   */
+  /** The view now; it never changes (the state copies its maps before its next change). */
   view(): View<W> {
+    this.shared = true;
     return {
       revision: this.revision,
       synced: this.synced,
@@ -104,10 +109,22 @@ export class ViewState<W extends What = What> {
     // One publisher sends events in order, so a deleted key needs no tombstone.
     if (ev.op === "delete") this.seen.delete(ev.key);
     else this.seen.set(ev.key, ev.revision);
-    const had = this.entries.delete(ev.key) || this.outOfShape.delete(ev.key);
+    const held = this.entries.has(ev.key) || this.outOfShape.has(ev.key);
+    const put = ev.op === "put" && (ev.entry !== undefined || ev.outOfShape !== undefined);
+    if (!held && !put) return false;
+    this.unshare();
+    this.entries.delete(ev.key);
+    this.outOfShape.delete(ev.key);
     if (ev.op === "put" && ev.entry !== undefined) this.entries.set(ev.key, ev.entry);
     else if (ev.op === "put" && ev.outOfShape !== undefined) this.outOfShape.set(ev.key, ev.outOfShape);
-    else return had;
     return true;
+  }
+
+  /** Copy the maps a view was handed, before changing them. */
+  private unshare(): void {
+    if (!this.shared) return;
+    this.entries = new Map(this.entries);
+    this.outOfShape = new Map(this.outOfShape);
+    this.shared = false;
   }
 }

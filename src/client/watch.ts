@@ -10,6 +10,8 @@
  * `$SRV.STATS` every `seatCheckMs`. Each snapshot is asked with `minRevision` at the view's own
  * revision or the furthest any instance applied, whichever is higher, so a
  * fresh snapshot from an instance that is behind never replaces a newer view.
+ * A view, once handed out, never changes (ViewState copies on write); the
+ * events of one read of the connection are handed out as one view.
  * A snapshot that fails (503 while the service syncs, 504, no answer) is
  * tried again after a wait by the retry policy (`BACKOFF.snapshot`), which
  * grows while snapshots keep failing and is drawn at random, so clients that
@@ -49,8 +51,18 @@ export function watchView<W extends What>(
     let generation = 0;
     let retryTimer: ReturnType<typeof setTimeout> | undefined;
     const backoff = new Backoff(BACKOFF.snapshot);
+    let due = false;
     const emit = (): void => {
+      due = false;
       if (!stopped) subscriber.next(state.view());
+    };
+    // The events of one read of the connection make one view, and so cost at most one copy of its maps.
+    const emitSoon = (): void => {
+      if (due) return;
+      due = true;
+      queueMicrotask(() => {
+        if (due) emit();
+      });
     };
 
     const take = async (): Promise<void> => {
@@ -83,7 +95,7 @@ export function watchView<W extends What>(
           try {
             const ev = msg.json<FeedEvent<W>>();
             if (ev.what !== what || !covers(what, filters, ev)) return;
-            if (state.apply(ev)) emit();
+            if (state.apply(ev)) emitSoon();
           } catch (e) {
             // Never let an exception escape a subscription callback; a bad event costs a fresh snapshot.
             options.onError?.(e);

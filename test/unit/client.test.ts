@@ -140,3 +140,32 @@ export type ClientTypesFollowTheProtocol = [
   Accepts<Client.Page<"needs">, Protocol.Reply<"needs">>,
   Accepts<Client.FeedEvent<"collect">, Protocol.FeedEvent<"collect">>,
 ];
+
+test("a view once handed out never changes: the next change copies the maps first", () => {
+  const state = new ViewState("needs");
+  const entry = (key: string, revision: number) => ({ key, node: "n1", module: "web", kind: "config", name: key.split(".")[3]!, value: revision, revision, answered: true });
+  state.endSnapshot({ what: "needs", revision: 5, entries: [entry("n1.web.config.a", 5)], outOfShape: [] } as never, 5);
+  const before = state.view();
+  const keysBefore = [...before.entries.keys()];
+  assert.equal(state.apply({ what: "needs", op: "put", key: "n1.web.config.b", revision: 6, entry: entry("n1.web.config.b", 6) } as never), true);
+  assert.equal(state.apply({ what: "needs", op: "delete", key: "n1.web.config.a", revision: 7 } as never), true);
+  assert.deepEqual([...before.entries.keys()], keysBefore, "the view handed out still holds what it held");
+  assert.equal(before.revision, 5);
+  const after = state.view();
+  assert.deepEqual([...after.entries.keys()], ["n1.web.config.b"]);
+  assert.notEqual(after.entries, before.entries);
+  // With no view handed out since, changes write in place: the maps are copied once per view taken, not once per change.
+  state.apply({ what: "needs", op: "put", key: "n1.web.config.c", revision: 8, entry: entry("n1.web.config.c", 8) } as never);
+  const third = state.view();
+  state.apply({ what: "needs", op: "put", key: "n1.web.config.d", revision: 9, entry: entry("n1.web.config.d", 9) } as never);
+  assert.deepEqual([...third.entries.keys()], ["n1.web.config.b", "n1.web.config.c"]);
+  assert.deepEqual([...after.entries.keys()], ["n1.web.config.b"]);
+});
+
+test("an event that changes nothing copies nothing and reports no change", () => {
+  const state = new ViewState("needs");
+  state.endSnapshot({ what: "needs", revision: 5, entries: [], outOfShape: [] } as never, 5);
+  const v = state.view();
+  assert.equal(state.apply({ what: "needs", op: "delete", key: "n1.web.config.zzz", revision: 6 } as never), false);
+  assert.equal(state.view().entries, v.entries, "the same maps: nothing was copied");
+});
