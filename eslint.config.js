@@ -5,7 +5,7 @@ import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 
 export default tseslint.config(
-  { ignores: ["dist/", "node_modules/", "go/", "bench-results/", "**/*.js", "**/*.mjs"] },
+  { ignores: ["**/dist/", "**/node_modules/", "go/", "bench-results/", "**/*.js", "**/*.mjs"] },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   {

@@ -6,7 +6,7 @@
 import { readFileSync } from "node:fs";
 import { connect } from "@nats-io/transport-node";
 import type { ConnectionOptions, NatsConnection } from "@nats-io/nats-core";
-import { streamName } from "../src/keys/mod.js";
+import { streamName } from "mesh-provisioner-client/keys";
 
 export const NEEDS_BUCKET = "mesh-provisioner_needs";
 export const NEEDS_STREAM = streamName(NEEDS_BUCKET);

@@ -7,7 +7,7 @@
 import type { KV } from "@nats-io/kv";
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import { KEYS_PER_NODE, sleep, valueOf } from "./common.js";
-import { nodeVerbSubject } from "../src/protocol/subjects.js";
+import { nodeVerbSubject } from "mesh-provisioner-client/protocol/subjects.js";
 
 export interface Target {
   /** The subject of this target's request number i. */

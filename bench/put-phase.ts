@@ -10,7 +10,7 @@
  */
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { VERB_SUBJECT } from "../src/protocol/subjects.js";
+import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { spawnAnchor, type Child } from "./children.js";
 import { VISIBLE_SUBJECT } from "./common.js";
 import { addGcLine, emptyGcWindow, type GcWindow } from "./gc-trace.js";

@@ -31,7 +31,7 @@ import { loadavg } from "node:os";
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { startNatsServer, type RunningNatsServer } from "../src/embedded/nats-server.js";
-import { VERB_SUBJECT } from "../src/protocol/subjects.js";
+import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { burstPhase } from "./burst.js";
 import { connectBench, ECHO_SUBJECT, nodeCount, PROBE_NODE, round } from "./common.js";
 import { ROOT, spawnAnchor, stopAll } from "./children.js";

@@ -13,7 +13,7 @@
  * `maxAsks` sent; every ask ends by its timeout.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import { VERB_SUBJECT } from "../src/protocol/subjects.js";
+import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { outcomeOf } from "./asker.js";
 import { PROBE_NODE, sleep } from "./common.js";
 import { jsonBody, needsBodies, serviceErrorCode } from "./measure.js";

@@ -18,9 +18,9 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { Svcm } from "@nats-io/services";
-import { CHECKPOINT_BUCKET, objectStreamName } from "../src/keys/mod.js";
-import { SERVICE_NAME, VERB_SUBJECT } from "../src/protocol/subjects.js";
-import { statsOf } from "../src/protocol/stats.js";
+import { CHECKPOINT_BUCKET, objectStreamName } from "mesh-provisioner-client/keys";
+import { SERVICE_NAME, VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
+import { statsOf } from "mesh-provisioner-client/protocol/stats.js";
 import { startWriter, type WriterResult } from "./background-writer.js";
 import { jsonLine, logTime, spawnService, SYNCED_MSG, type Child } from "./children.js";
 import { NEEDS_STREAM, nodeCount, percentile } from "./common.js";

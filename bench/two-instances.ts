@@ -12,7 +12,7 @@
  */
 import type { KV } from "@nats-io/kv";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { VERB_SUBJECT } from "../src/protocol/subjects.js";
+import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { logTime, spawnService, SYNCED_MSG } from "./children.js";
 import { nodesTarget, throughput } from "./measure.js";
 import { bumpRevision, startTicker } from "./revision-ticker.js";

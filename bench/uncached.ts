@@ -14,7 +14,7 @@
  */
 import { resolve } from "node:path";
 import { startNatsServer } from "../src/embedded/nats-server.js";
-import { VERB_SUBJECT } from "../src/protocol/subjects.js";
+import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { spawnAnchor, stopAll } from "./children.js";
 import { connectBench, nodeCount, PROBE_NODE, report, round } from "./common.js";
 import { ensureServiceBuckets, loadNeeds, openNeeds } from "./load.js";

@@ -6,8 +6,8 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Svcm } from "@nats-io/services";
-import { SERVICE_NAME } from "../src/protocol/subjects.js";
-import { statsOf } from "../src/protocol/stats.js";
+import { SERVICE_NAME } from "mesh-provisioner-client/protocol/subjects.js";
+import { statsOf } from "mesh-provisioner-client/protocol/stats.js";
 
 export interface VerbTally {
   instances: number;

@@ -4,7 +4,7 @@
  * compared with the bucket.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import { VERB_SUBJECT } from "../src/protocol/subjects.js";
+import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { jsonBody } from "./measure.js";
 
 /**

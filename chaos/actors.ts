@@ -17,9 +17,9 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { headers } from "@nats-io/nats-core";
 import { jetstream, type JetStreamClient } from "@nats-io/jetstream";
-import { ProvisionerClient, VerbError, encodeCollection } from "../src/client/index.js";
-import { VERB_SUBJECT } from "../src/protocol/subjects.js";
-import { BUCKETS } from "../src/keys/mod.js";
+import { ProvisionerClient, VerbError, encodeCollection } from "mesh-provisioner-client";
+import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
+import { BUCKETS } from "mesh-provisioner-client/keys";
 import { tokenOf, type History, type ReadRecord, type WriteOp } from "./history.js";
 import type { Rng } from "./rng.js";
 import { NODE_BUCKETS, type NodeBucket } from "./schedule.js";

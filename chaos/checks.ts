@@ -18,7 +18,7 @@
  * plus: no instance died on its own, and the flooding node was named.
  */
 import { isDeepStrictEqual } from "node:util";
-import { parseKey, type What } from "../src/keys/mod.js";
+import { parseKey, type What } from "mesh-provisioner-client/keys";
 import type { BucketFinal, CheckResult, FollowerFinal, History, SeenEntry } from "./history.js";
 import { indexWrites, judgeKey } from "./judge.js";
 import { holdsTimeline, holderAt } from "./seat-timeline.js";

@@ -10,9 +10,9 @@
 import { readFile, rm } from "node:fs/promises";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Svcm } from "@nats-io/services";
-import { SERVICE_NAME } from "../src/protocol/subjects.js";
-import { statsOf } from "../src/protocol/stats.js";
-import { WHATS, type What } from "../src/keys/mod.js";
+import { SERVICE_NAME } from "mesh-provisioner-client/protocol/subjects.js";
+import { statsOf } from "mesh-provisioner-client/protocol/stats.js";
+import { WHATS, type What } from "mesh-provisioner-client/keys";
 import { followerDifferences } from "./checks.js";
 import type { Follower } from "./followers.js";
 import { tokenOf, type BucketFinal, type History, type InstanceFinal } from "./history.js";

@@ -8,9 +8,8 @@
  * every view with its bucket read directly (checks.ts).
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import type { Subscription } from "rxjs";
-import { ProvisionerClient, type ClientScope, type View } from "../src/client/index.js";
-import type { What } from "../src/keys/mod.js";
+import { ProvisionerClient, type ClientScope, type Subscription, type View } from "mesh-provisioner-client";
+import type { What } from "mesh-provisioner-client/keys";
 import { tokenOf, type FollowerFinal } from "./history.js";
 
 export interface FollowerSpec {

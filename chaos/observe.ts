@@ -12,8 +12,8 @@ import { headers } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager, type ConsumerMessages, type JetStreamClient, type JetStreamManager } from "@nats-io/jetstream";
 import { Kvm, type KV } from "@nats-io/kv";
 import { WRITER_HEADER } from "../src/reconcile/apply.js";
-import { BUCKETS, SEAT_BUCKET, streamName } from "../src/keys/mod.js";
-import type { What } from "../src/keys/mod.js";
+import { BUCKETS, SEAT_BUCKET, streamName } from "mesh-provisioner-client/keys";
+import type { What } from "mesh-provisioner-client/keys";
 import { tokenOf, type BucketFinal, type History, type HolderRecord, type SeatRecord } from "./history.js";
 
 export const TAMPER_HEADER = "Chaos-Tamper";

@@ -16,7 +16,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { dirname, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { ProvisionerClient } from "../src/client/index.js";
+import { ProvisionerClient } from "mesh-provisioner-client";
 import { parseDuration } from "../src/duration.js";
 import { desiredRegistry } from "../src/reconcile/registry.js";
 import { BIN } from "../test/helpers/processes.js";

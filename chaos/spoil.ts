@@ -8,7 +8,7 @@
 import { Objm } from "@nats-io/obj";
 import { Kvm } from "@nats-io/kv";
 import { jetstream } from "@nats-io/jetstream";
-import { CHECKPOINT_BUCKET, BUCKETS, streamName } from "../src/keys/mod.js";
+import { CHECKPOINT_BUCKET, BUCKETS, streamName } from "mesh-provisioner-client/keys";
 import type { Observer } from "./observe.js";
 
 export type Spoil = "corrupt" | "truncate" | "stale" | "purge-delete-markers";

@@ -7,7 +7,7 @@
  * graceful stop of the holder, write those that are behind.
  */
 import type { JetStreamClient, JetStreamManager, StreamInfo } from "@nats-io/jetstream";
-import { BUCKETS, streamName } from "../keys/mod.js";
+import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
 import type { Logger } from "../log.js";
 import type { Projection } from "../projections/projection.js";
 import { encodeStore, openCheckpoint } from "../projections/store/checkpoint-codec.js";

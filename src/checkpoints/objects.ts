@@ -11,7 +11,7 @@
  */
 import { Objm, StorageType, type ObjectResult, type ObjectStore } from "@nats-io/obj";
 import type { JetStreamClient } from "@nats-io/jetstream";
-import { CHECKPOINT_BUCKET } from "../keys/mod.js";
+import { CHECKPOINT_BUCKET } from "mesh-provisioner-client/keys";
 import type { Logger } from "../log.js";
 import { Failure } from "../failure.js";
 

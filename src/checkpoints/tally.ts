@@ -5,7 +5,7 @@
  * `$SRV.STATS`.
  */
 import type { FallbackReason } from "./stream-identity.js";
-import type { CheckpointCounts } from "../protocol/stats.js";
+import type { CheckpointCounts } from "mesh-provisioner-client/protocol/stats.js";
 
 export type { CheckpointCounts };
 

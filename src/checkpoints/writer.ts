@@ -19,7 +19,7 @@ import { setImmediate as nextTurn } from "node:timers/promises";
 import { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
 import { createGzip } from "node:zlib";
-import { ProvisionerError } from "../protocol/errors.js";
+import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 import type { StreamInfo } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
 import type { Projection } from "../projections/projection.js";

@@ -8,8 +8,8 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm } from "@nats-io/kv";
-import { BUCKETS } from "../keys/mod.js";
-import { encodeName } from "../keys/mod.js";
+import { BUCKETS } from "mesh-provisioner-client/keys";
+import { encodeName } from "mesh-provisioner-client/keys";
 import type { Logger } from "../log.js";
 
 const SSH_KEYS = encodeName("ssh keys"); // "ssh=20keys"

@@ -2,9 +2,9 @@
 import { writeFile } from "node:fs/promises";
 import { connectionConfig, type ConnectionFlags } from "../config.js";
 import { connectBus } from "../connect.js";
-import { WHATS, type What } from "../keys/mod.js";
-import { ProvisionerClient, type Answer } from "../client/index.js";
-import { instances } from "../client/instances.js";
+import { WHATS, type What } from "mesh-provisioner-client/keys";
+import { ProvisionerClient, type Answer } from "mesh-provisioner-client";
+import { instances } from "mesh-provisioner-client";
 import { dumpDocument } from "../dump/document.js";
 import { failAndExit } from "./fail.js";
 

@@ -5,7 +5,7 @@
  * each one happen.
  */
 import { isFailure, type FailureKind } from "../failure.js";
-import { ClientError } from "../client/errors.js";
+import { ClientError } from "mesh-provisioner-client";
 
 export const ExitCodes = {
   /** The command did its work (serve: stopped by a signal; verify: no difference). */

@@ -1,10 +1,10 @@
 /** `mesh-provisioner query <what>`: ask the verb, follow `next` to the end, print a table or the merged JSON. */
 import { connectionConfig, type ConnectionFlags } from "../config.js";
 import { connectBus } from "../connect.js";
-import { isPlainToken, WHATS } from "../keys/mod.js";
-import { ProvisionerClient, type ClientScope, type ProvisionerRequest } from "../client/index.js";
-import { instances } from "../client/instances.js";
-import { describeSeat } from "../protocol/stats.js";
+import { isPlainToken, WHATS } from "mesh-provisioner-client/keys";
+import { ProvisionerClient, type ClientScope, type ProvisionerRequest } from "mesh-provisioner-client";
+import { instances } from "mesh-provisioner-client";
+import { describeSeat } from "mesh-provisioner-client/protocol/stats.js";
 import { failAndExit } from "./fail.js";
 import { COMMAND_DEFAULTS } from "../defaults.js";
 import { formatAnswer } from "./table.js";

@@ -1,5 +1,5 @@
 /** Printing an answer as a plain text table for people (pure). */
-import type { Answer } from "../client/index.js";
+import type { Answer } from "mesh-provisioner-client";
 
 const COLUMNS: Record<string, string[]> = {
   registry: ["kind", "module", "bucket", "key", "verb", "collection", "revision"],

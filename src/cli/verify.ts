@@ -8,8 +8,8 @@
 import { connectionConfig, type ConnectionFlags } from "../config.js";
 import { connectBus } from "../connect.js";
 import { createLogger } from "../log.js";
-import { WHATS } from "../keys/mod.js";
-import { ProvisionerClient } from "../client/index.js";
+import { WHATS } from "mesh-provisioner-client/keys";
+import { ProvisionerClient } from "mesh-provisioner-client";
 import { compareAnswers, type Difference } from "../verify/compare.js";
 import { readBuckets } from "../verify/read-buckets.js";
 import { failAndExit } from "./fail.js";

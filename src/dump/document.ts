@@ -6,10 +6,10 @@
 import { writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { BUCKETS, WHATS, type What } from "../keys/mod.js";
+import { BUCKETS, WHATS, type What } from "mesh-provisioner-client/keys";
 import type { ProvisionerReader } from "../http/reader.js";
 import { wholeAnswer } from "../verb/answer.js";
-import type { Answer } from "../client/index.js";
+import type { Answer } from "mesh-provisioner-client";
 
 export interface DumpDocument {
   readonly dumpedAt: string;

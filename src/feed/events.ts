@@ -4,7 +4,7 @@
  * entry); an out-of-shape key carries its reason instead.
  */
 import type { Change } from "../projections/store/view.js";
-import { ANSWERED_FALSE_GROWTH, unansweredJson, writeUnanswered } from "../protocol/answered.js";
+import { ANSWERED_FALSE_GROWTH, unansweredJson, writeUnanswered } from "mesh-provisioner-client/protocol/answered.js";
 
 /** An event's opening fields, up to its entry or reason (no closing brace). */
 function eventHead(what: string, change: Change): string {

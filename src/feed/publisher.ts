@@ -7,10 +7,10 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { merge, map, type Subscription } from "rxjs";
 import type { Logger } from "../log.js";
-import { answeredChecks, type What } from "../keys/mod.js";
+import { answeredChecks, type What } from "mesh-provisioner-client/keys";
 import type { Projection } from "../projections/projection.js";
 import { feedEventBytes } from "./events.js";
-import { feedSubject } from "../protocol/subjects.js";
+import { feedSubject } from "mesh-provisioner-client/protocol/subjects.js";
 
 export interface FeedOptions {
   readonly nc: NatsConnection;

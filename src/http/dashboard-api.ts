@@ -5,8 +5,8 @@
  * list come from the overview's counts, a node's page from the key ranges
  * of that node, never from a scan of the buckets.
  */
-import { ProvisionerError } from "../protocol/errors.js";
-import { answeredCheck, isPlainToken, WHATS } from "../keys/mod.js";
+import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
+import { answeredCheck, isPlainToken, WHATS } from "mesh-provisioner-client/keys";
 import type { ProvisionerReader } from "./reader.js";
 import { MAX_NODE_PAGE, type NodeQuery } from "../overview/overview.js";
 import { buildPage } from "../verb/answer.js";

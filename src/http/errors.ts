@@ -2,7 +2,7 @@
  * The dashboard's own HTTP errors, beside the protocol's (a bad request, an
  * internal error), which it answers with their own status and code.
  */
-import type { ProvisionerError } from "../protocol/errors.js";
+import type { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 
 export const HttpErrorCodes = {
   /** The dashboard's data was asked for without its token (--http-token). */

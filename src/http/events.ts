@@ -15,7 +15,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { merge, map, type Subscription } from "rxjs";
-import { answeredChecks, WHATS, type What } from "../keys/mod.js";
+import { answeredChecks, WHATS, type What } from "mesh-provisioner-client/keys";
 import { feedEvent } from "../feed/events.js";
 import type { ProvisionerReader } from "./reader.js";
 import { overviewJson } from "./dashboard-api.js";

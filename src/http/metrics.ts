@@ -6,7 +6,7 @@
 import { Counter, Gauge, Histogram, Registry, collectDefaultMetrics } from "prom-client";
 import type { JetStreamManager } from "@nats-io/jetstream";
 import type { ProvisionerReader } from "./reader.js";
-import { streamName, WHATS } from "../keys/mod.js";
+import { streamName, WHATS } from "mesh-provisioner-client/keys";
 
 export interface Metrics {
   readonly registry: Registry;

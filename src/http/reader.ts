@@ -6,11 +6,11 @@
  * it, and the readers depend on this rather than on the composition root.
  */
 import type { Observable } from "rxjs";
-import type { What } from "../keys/mod.js";
+import type { What } from "mesh-provisioner-client/keys";
 import type { Projection } from "../projections/projection.js";
 import type { MeshOverview } from "../overview/overview.js";
 import type { Change } from "../projections/store/view.js";
-import type { CheckpointCounts, CreationCounts, HolderValue } from "../protocol/stats.js";
+import type { CheckpointCounts, CreationCounts, HolderValue } from "mesh-provisioner-client/protocol/stats.js";
 
 /** One projection as a reader sees it: its store's read-only view, its state, and the changes it applies. */
 export type ProjectionReader = Pick<Projection, "store" | "revision" | "isSynced" | "syncProgress"> & {

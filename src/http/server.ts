@@ -10,10 +10,10 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Logger } from "../log.js";
-import { wrapError } from "../protocol/errors.js";
+import { wrapError } from "mesh-provisioner-client/protocol/errors.js";
 import { HttpError, type HttpFailure } from "./errors.js";
 import type { ProvisionerReader } from "./reader.js";
-import { WHATS } from "../keys/mod.js";
+import { WHATS } from "mesh-provisioner-client/keys";
 import type { Metrics } from "./metrics.js";
 import { DASHBOARD_HTML } from "./dashboard.js";
 import { nodeJson, nodeParam, nodeQuery, nodesJson, overviewJson } from "./dashboard-api.js";

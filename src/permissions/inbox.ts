@@ -2,9 +2,9 @@
  * The role each command runs under by default, for its inbox prefix (pure).
  * The prefixes themselves are the protocol's (protocol/inbox.ts).
  */
-import type { Role } from "../protocol/inbox.js";
+import type { Role } from "mesh-provisioner-client/protocol/inbox.js";
 
-export { inboxPrefix, ROLES, type Role } from "../protocol/inbox.js";
+export { inboxPrefix, ROLES, type Role } from "mesh-provisioner-client/protocol/inbox.js";
 
 /** `serve` runs under the provisioner's grant. */
 export const SERVE_ROLE: Role = "provisioner";

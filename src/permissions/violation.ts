@@ -9,7 +9,7 @@
  * loads no NATS code.
  */
 import { COMMAND_ROLE, inboxPrefix } from "./inbox.js";
-import { VERB_SUBJECT } from "../protocol/subjects.js";
+import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { Failure } from "../failure.js";
 
 export interface Violation {

@@ -5,10 +5,10 @@
  * a known kind (the kinds are given: the table they come from is the
  * reconciler's, above the projections).
  */
-import { BUCKETS, parseAppliedKey, parseCollectKey, parseNeedsKey, parseRegistryKey, type What } from "../keys/mod.js";
-import type { Shape } from "../keys/mod.js";
-import { ProvisionerError } from "../protocol/errors.js";
-import { encodeName } from "../keys/hex.js";
+import { BUCKETS, parseAppliedKey, parseCollectKey, parseNeedsKey, parseRegistryKey, type What } from "mesh-provisioner-client/keys";
+import type { Shape } from "mesh-provisioner-client/keys";
+import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
+import { encodeName } from "mesh-provisioner-client/keys";
 import { StringHead, TokenHead } from "./store/entry-head.js";
 import { entryHead, utf8, type BucketSpec, type Decoded, type KeyRange, type Rejected } from "./store/spec.js";
 

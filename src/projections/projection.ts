@@ -5,12 +5,12 @@
  * for a revision.
  */
 import { BehaviorSubject, Subject, filter, firstValueFrom, timeout, type Observable, type Subscription } from "rxjs";
-import { ProvisionerError } from "../protocol/errors.js";
+import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 import { CountTally } from "./count-tally.js";
 import type { Logger } from "../log.js";
 import type { RawEntry, WatchEvent } from "../streams/kv-watch.js";
 import type { BucketSpec } from "./store/spec.js";
-import type { ProjectionStats } from "../protocol/stats.js";
+import type { ProjectionStats } from "mesh-provisioner-client/protocol/stats.js";
 import { ProjectionStore, type Change, type StoreObserver } from "./store/store.js";
 import type { StoreView } from "./store/view.js";
 

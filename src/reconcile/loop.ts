@@ -6,7 +6,7 @@
  * one more run that finds nothing to do. Runs never overlap.
  */
 import { concatMap, debounceTime, filter, interval, map, merge, take, type Subscription } from "rxjs";
-import { Backoff, BACKOFF } from "../backoff/backoff.js";
+import { Backoff, BACKOFF } from "mesh-provisioner-client/backoff";
 import type { Logger } from "../log.js";
 import type { Projection } from "../projections/projection.js";
 import { applyOperations, type ApplyReport, type RegistryWriter } from "./apply.js";

@@ -9,7 +9,7 @@
  * collections also name their `collection` (`collected` names none: its
  * placeholder does).
  */
-import { knownKinds } from "../keys/mod.js";
+import { knownKinds } from "mesh-provisioner-client/keys";
 
 export interface RegistryValue {
   readonly kind: string;

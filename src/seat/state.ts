@@ -10,7 +10,7 @@
  * - A standby takes the seat when the key is absent, or when it has seen no
  *   change of the key's revision for a whole ttl.
  */
-import type { HolderValue } from "../protocol/stats.js";
+import type { HolderValue } from "mesh-provisioner-client/protocol/stats.js";
 
 export type Role = "standby" | "holder";
 

@@ -7,7 +7,7 @@
 import { DiscardPolicy, RetentionPolicy, StorageType, JetStreamApiError, type JetStreamManager, type StreamConfig } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
 import { violationIn } from "../permissions/violation.js";
-import { streamName } from "../keys/mod.js";
+import { streamName } from "mesh-provisioner-client/keys";
 import { wrapFailure } from "../failure.js";
 
 export interface BucketPlan {

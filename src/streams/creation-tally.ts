@@ -5,7 +5,7 @@
  * visible here, in /metrics and in `$SRV.STATS`.
  */
 import type { CreationEvent } from "./kv-watch.js";
-import type { CreationCounts } from "../protocol/stats.js";
+import type { CreationCounts } from "mesh-provisioner-client/protocol/stats.js";
 
 export type { CreationCounts };
 

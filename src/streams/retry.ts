@@ -11,7 +11,7 @@
  * already and is retried soon (`Backoff.soon`), while a fast failure (no
  * responders, a refused request) backs off (`Backoff.next`).
  */
-import { ceilingMs } from "../backoff/backoff.js";
+import { ceilingMs } from "mesh-provisioner-client/backoff";
 
 /** The JetStream client's usual timeout, which the first try at start keeps (a large stream's consumer takes seconds). */
 export const USUAL_TIMEOUT_MS = 5_000;

@@ -13,7 +13,7 @@ import { LRUCache } from "lru-cache";
 import { answerHash, Doorkeeper } from "./doorkeeper.js";
 import { hashKey } from "../projections/store/key-table.js";
 import { parseRequest, requestKey, withinScope, type VerbRequest } from "./request.js";
-import { MESH_SCOPE, scopeSubject, type VerbScope } from "../protocol/scope.js";
+import { MESH_SCOPE, scopeSubject, type VerbScope } from "mesh-provisioner-client/protocol/scope.js";
 
 /** Answers kept for repeated requests, at most: enough for every node of a large mesh asking its usual question. */
 export const ANSWER_CACHE_ENTRIES = 2048;

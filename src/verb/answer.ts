@@ -11,10 +11,10 @@
  * out-of-shape key must be ordered against them, and for `next`).
  */
 import type { ByteRange, OutOfShapeKey, Projected, StoreView } from "../projections/store/view.js";
-import { ANSWERED_FALSE_GROWTH, writeUnanswered } from "../protocol/answered.js";
+import { ANSWERED_FALSE_GROWTH, writeUnanswered } from "mesh-provisioner-client/protocol/answered.js";
 import type { VerbRequest } from "./request.js";
 import { PageWriter } from "./page-writer.js";
-import { answeredCheck, readableContradicts } from "../keys/mod.js";
+import { answeredCheck, readableContradicts } from "mesh-provisioner-client/keys";
 
 export interface AnswerContext {
   readonly store: StoreView;

@@ -6,10 +6,10 @@
  * non-empty string.
  */
 import type * as Zod from "zod";
-import { ProvisionerError } from "../protocol/errors.js";
-import { TOKEN_RE, WHATS, type What } from "../keys/mod.js";
-import { FILTERS, LIMITS, requestSchema } from "../protocol/request-schema.js";
-import { scopedNode, type VerbScope } from "../protocol/scope.js";
+import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
+import { TOKEN_RE, WHATS, type What } from "mesh-provisioner-client/keys";
+import { FILTERS, LIMITS, requestSchema } from "../schemas/request-schema.js";
+import { scopedNode, type VerbScope } from "mesh-provisioner-client/protocol/scope.js";
 
 export interface VerbRequest {
   readonly what: What;

@@ -9,15 +9,15 @@
 import { Svcm, type Service, type ServiceMsg } from "@nats-io/services";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { Logger } from "../log.js";
-import { ProvisionerError, wrapError } from "../protocol/errors.js";
-import { answeredChecks, WHATS, type What } from "../keys/mod.js";
+import { ProvisionerError, wrapError } from "mesh-provisioner-client/protocol/errors.js";
+import { answeredChecks, WHATS, type What } from "mesh-provisioner-client/keys";
 import type { Projection } from "../projections/projection.js";
 import { buildPage } from "./answer.js";
 import { AnswerCache, type KnownRequest } from "./answer-cache.js";
-import { PROTOCOL_VERSION } from "../protocol/version.js";
-import { NEEDS_VERB_SUBJECT, NODE_VERB_SUBJECTS, QUEUE_GROUP, SERVICE_NAME, VERB_SUBJECT } from "../protocol/subjects.js";
-import { MESH_SCOPE, NEEDS_SCOPE, nodeScope, type VerbScope } from "../protocol/scope.js";
-import type { InstanceStats, ProjectionStatsWithLag, StatsData } from "../protocol/stats.js";
+import { PROTOCOL_VERSION } from "mesh-provisioner-client/protocol/version.js";
+import { NEEDS_VERB_SUBJECT, NODE_VERB_SUBJECTS, QUEUE_GROUP, SERVICE_NAME, VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
+import { MESH_SCOPE, NEEDS_SCOPE, nodeScope, type VerbScope } from "mesh-provisioner-client/protocol/scope.js";
+import type { InstanceStats, ProjectionStatsWithLag, StatsData } from "mesh-provisioner-client/protocol/stats.js";
 
 /** Bytes kept free below max payload for the protocol line around a reply. */
 const PAYLOAD_MARGIN = 512;

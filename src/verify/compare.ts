@@ -4,7 +4,7 @@
  * JSON, key by key; out-of-shape keys by key and reason.
  */
 import { isDeepStrictEqual } from "node:util";
-import type { Answer } from "../client/index.js";
+import type { Answer } from "mesh-provisioner-client";
 
 export interface Difference {
   readonly what: string;

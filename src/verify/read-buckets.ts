@@ -5,13 +5,13 @@
 import type { NatsConnection } from "@nats-io/nats-core";
 import { firstValueFrom, filter, timeout } from "rxjs";
 import type { Logger } from "../log.js";
-import { BUCKETS, WHATS, type What } from "../keys/mod.js";
+import { BUCKETS, WHATS, type What } from "mesh-provisioner-client/keys";
 import { specFor } from "../projections/bucket-specs.js";
 import { KNOWN_KINDS } from "../reconcile/registry.js";
 import { Projection } from "../projections/projection.js";
 import { watchBucket } from "../streams/kv-watch.js";
 import { wholeAnswer } from "../verb/answer.js";
-import type { Answer } from "../client/index.js";
+import type { Answer } from "mesh-provisioner-client";
 
 /** `inboxPrefix`: the connection's, for the watches' deliveries (a user confined to its own inboxes needs it). */
 export async function readBuckets(

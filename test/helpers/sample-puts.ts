@@ -5,7 +5,7 @@
  * so both stand on one data set.
  */
 import { REGISTRY_TABLE } from "../../src/reconcile/registry.js";
-import { encodeName, type What } from "../../src/keys/mod.js";
+import { encodeName, type What } from "mesh-provisioner-client/keys";
 
 export const SAMPLE_PUTS: Record<What, [string, unknown][]> = {
   registry: [

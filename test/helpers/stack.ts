@@ -10,9 +10,9 @@ import { jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
 import { startNatsServer, type NatsServerOptions, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { memoryLogger, type Logger } from "../../src/log.js";
 import { startProvisioner, type Provisioner, type ProvisionerOptions } from "../../src/main.js";
-import { BUCKETS, streamName } from "../../src/keys/mod.js";
-import type { What } from "../../src/keys/mod.js";
-import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
+import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
+import type { What } from "mesh-provisioner-client/keys";
+import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 
 export interface Reply {
   readonly status: number;

@@ -5,7 +5,7 @@
  */
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { KV } from "@nats-io/kv";
-import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
+import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import type { Reply, Stack } from "./stack.js";
 
 /** Poll `fn` until it returns something other than undefined (errors count as "not yet"); bounded. */

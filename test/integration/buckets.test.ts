@@ -6,7 +6,7 @@ import { Kvm } from "@nats-io/kv";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { startProvisioner, type Provisioner } from "../../src/main.js";
 import { memoryLogger } from "../../src/log.js";
-import { BUCKETS, streamName } from "../../src/keys/mod.js";
+import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
 import { connectTo, FAST } from "../helpers/stack.js";
 
 let server: RunningNatsServer;

@@ -7,8 +7,8 @@ import { jetstream } from "@nats-io/jetstream";
 import { connectTo, FAST, startStack, type Stack } from "../helpers/stack.js";
 import { startProvisioner } from "../../src/main.js";
 import { allPages, put, until } from "../helpers/verb-pages.js";
-import { BUCKETS, CHECKPOINT_BUCKET, streamName } from "../../src/keys/mod.js";
-import type { CheckpointCounts } from "../../src/protocol/stats.js";
+import { BUCKETS, CHECKPOINT_BUCKET, streamName } from "mesh-provisioner-client/keys";
+import type { CheckpointCounts } from "mesh-provisioner-client/protocol/stats.js";
 
 /**
  * Starts from a checkpoint on a real server: a checkpoint that describes the

@@ -5,7 +5,7 @@ import { Kvm } from "@nats-io/kv";
 import { connectTo } from "../helpers/stack.js";
 import { until } from "../helpers/verb-pages.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
-import { BUCKETS } from "../../src/keys/mod.js";
+import { BUCKETS } from "mesh-provisioner-client/keys";
 import { killAll, run, start, type Running } from "../helpers/cli-run.js";
 
 const KINDS = ["access", "bound", "collected", "config", "consumers", "contribution", "dir", "environment", "machine", "port", "seat", "secret", "shell"];

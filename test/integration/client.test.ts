@@ -2,15 +2,21 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import type { NatsConnection } from "@nats-io/nats-core";
 import type { KV } from "@nats-io/kv";
-import { filter, firstValueFrom, timeout, type Subscription } from "rxjs";
+import { filter, firstValueFrom, Observable as RxObservable, timeout } from "rxjs";
 import { connectTo, startStack, FAST, type Stack } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { memoryLogger } from "../../src/log.js";
 import { startProvisioner, type Provisioner } from "../../src/main.js";
-import { ProvisionerClient, VerbError, needsKey, collectKey, type View } from "../../src/client/index.js";
+import { ProvisionerClient, VerbError, needsKey, collectKey, type Observable, type Subscription, type View } from "mesh-provisioner-client";
+
+/** A watch as an RxJS Observable: its subscribe takes RxJS's subscriber as an observer. */
+const rx = <T>(o: Observable<T>): RxObservable<T> => new RxObservable<T>((s) => {
+  const sub = o.subscribe(s);
+  return () => sub.unsubscribe();
+});
 import { Svcm } from "@nats-io/services";
-import { SERVICE_NAME } from "../../src/protocol/subjects.js";
-import { PROTOCOL_VERSION } from "../../src/protocol/version.js";
+import { SERVICE_NAME } from "mesh-provisioner-client/protocol/subjects.js";
+import { PROTOCOL_VERSION } from "mesh-provisioner-client/protocol/version.js";
 
 /** What the bucket holds now for `node`'s needs: key -> revision, read from the KV itself. */
 async function bucketTruth(kv: KV, node: string): Promise<Map<string, number>> {
@@ -104,7 +110,7 @@ describe("the typed client (mesh-provisioner/client) against a real server and s
       };
       let extra: { nc: NatsConnection; p: Provisioner } | undefined;
       try {
-        await firstValueFrom(client.watch({ what: "needs", node: "n1" }).pipe(filter((v) => v.synced), timeout(10_000)));
+        await firstValueFrom(rx(client.watch({ what: "needs", node: "n1" })).pipe(filter((v) => v.synced), timeout(10_000)));
         await equalToBucket("after the first snapshot");
 
         // Writes while the watch follows; n2's writes must not reach a watch of n1.
@@ -146,7 +152,7 @@ describe("the typed client (mesh-provisioner/client) against a real server and s
   });
 
   test("a watch of the registry holds each kind under its key in the bucket, its kind", async () => {
-    const v = await firstValueFrom(client.watch({ what: "registry" }, { seatCheckMs: 0 }).pipe(filter((x) => x.synced), timeout(10_000)));
+    const v = await firstValueFrom(rx(client.watch({ what: "registry" }, { seatCheckMs: 0 })).pipe(filter((x) => x.synced), timeout(10_000)));
     const kinds = (await client.get({ what: "registry" })).entries.map((e) => e.kind);
     assert.equal(kinds.length, 13);
     assert.deepEqual([...v.entries.keys()].sort(), [...kinds].sort());

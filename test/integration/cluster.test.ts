@@ -7,8 +7,8 @@ import { Kvm, type KV } from "@nats-io/kv";
 import { startNatsCluster, type RunningCluster, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { startProvisioner, type Provisioner } from "../../src/main.js";
 import { memoryLogger } from "../../src/log.js";
-import { BUCKETS, streamName } from "../../src/keys/mod.js";
-import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
+import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
+import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { until } from "../helpers/verb-pages.js";
 import { FAST } from "../helpers/stack.js";
 

@@ -7,8 +7,8 @@ import { connectTo } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
-import { BUCKETS } from "../../src/keys/mod.js";
-import { WHATS, type What } from "../../src/keys/mod.js";
+import { BUCKETS } from "mesh-provisioner-client/keys";
+import { WHATS, type What } from "mesh-provisioner-client/keys";
 
 const TOKEN = "a-token-of-at-least-16-chars";
 const AUTH = { authorization: `Bearer ${TOKEN}` };

@@ -11,9 +11,9 @@ import { connectTo } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
-import { BUCKETS } from "../../src/keys/mod.js";
-import { WHATS, encodeName, type What } from "../../src/keys/mod.js";
-import { ProvisionerClient } from "../../src/client/index.js";
+import { BUCKETS } from "mesh-provisioner-client/keys";
+import { WHATS, encodeName, type What } from "mesh-provisioner-client/keys";
+import { ProvisionerClient } from "mesh-provisioner-client";
 
 const CHROMIUM = "/usr/bin/chromium";
 // dist/test/integration/ -> the repository's docs/

@@ -12,9 +12,9 @@ import { eventually } from "../helpers/eventually.js";
 import { asAnswered } from "../helpers/verb-pages.js";
 import { BIN, Fleet, type ServiceProcess } from "../helpers/processes.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
-import { BUCKETS, streamName } from "../../src/keys/mod.js";
-import { WHATS, encodeName, type What } from "../../src/keys/mod.js";
-import { ProvisionerClient } from "../../src/client/index.js";
+import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
+import { WHATS, encodeName, type What } from "mesh-provisioner-client/keys";
+import { ProvisionerClient } from "mesh-provisioner-client";
 
 interface Ran {
   readonly code: number | null;

@@ -13,7 +13,7 @@ import { fileURLToPath } from "node:url";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { eventually } from "../helpers/eventually.js";
-import { ProvisionerClient } from "../../src/client/index.js";
+import { ProvisionerClient } from "mesh-provisioner-client";
 import { DEMO_MESH } from "../../src/cli/demo.js";
 
 // dist/test/integration/ -> the repository's root and dist/src/cli/embedded.js

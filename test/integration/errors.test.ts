@@ -5,7 +5,7 @@ import { connectTo, startStack, type Reply, type Stack } from "../helpers/stack.
 import { askRaw, put, until } from "../helpers/verb-pages.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { memoryLogger } from "../../src/log.js";
-import { WHATS, type What } from "../../src/keys/mod.js";
+import { WHATS, type What } from "mesh-provisioner-client/keys";
 import { Projection } from "../../src/projections/projection.js";
 import { specFor } from "../../src/projections/bucket-specs.js";
 import { KNOWN_KINDS } from "../../src/reconcile/registry.js";

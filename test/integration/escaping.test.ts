@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { askOk, put } from "../helpers/verb-pages.js";
-import { encodeName } from "../../src/keys/mod.js";
+import { encodeName } from "mesh-provisioner-client/keys";
 import { mulberry32 } from "../../chaos/rng.js";
 
 /** A random name of 1-12 code points from several scripts and planes (never a lone surrogate). */

@@ -5,7 +5,7 @@ import { startStack, connectTo, FAST, type Stack } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { startProvisioner, type Provisioner } from "../../src/main.js";
 import { memoryLogger } from "../../src/log.js";
-import { ProvisionerClient } from "../../src/client/index.js";
+import { ProvisionerClient } from "mesh-provisioner-client";
 
 interface FeedEvent {
   what: string;

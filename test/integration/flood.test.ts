@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { until } from "../helpers/verb-pages.js";
-import { BUCKETS, SEAT_BUCKET, streamName } from "../../src/keys/mod.js";
+import { BUCKETS, SEAT_BUCKET, streamName } from "mesh-provisioner-client/keys";
 import { ensureBucket, OWN_BUCKET_LIMITS } from "../../src/streams/buckets.js";
 import { memoryLogger } from "../../src/log.js";
 

@@ -13,7 +13,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { accountsConfig, type UserSpec } from "../../src/permissions/server-config.js";
 import { inboxPrefix } from "../../src/permissions/grants.js";
-import { NEEDS_VERB_SUBJECT } from "../../src/protocol/subjects.js";
+import { NEEDS_VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { eventually } from "../helpers/eventually.js";
 import { BIN, Fleet, type ServiceProcess } from "../helpers/processes.js";
 

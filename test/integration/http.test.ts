@@ -8,9 +8,9 @@ import { connectTo } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
-import { BUCKETS, streamName } from "../../src/keys/mod.js";
-import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
-import { WHATS, type What } from "../../src/keys/mod.js";
+import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
+import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
+import { WHATS, type What } from "mesh-provisioner-client/keys";
 
 interface Got {
   readonly status: number;

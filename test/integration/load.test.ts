@@ -3,8 +3,8 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { memoryLogger } from "../../src/log.js";
-import { WHATS } from "../../src/keys/mod.js";
-import { ProvisionerClient } from "../../src/client/index.js";
+import { WHATS } from "mesh-provisioner-client/keys";
+import { ProvisionerClient } from "mesh-provisioner-client";
 import { compareAnswers } from "../../src/verify/compare.js";
 import { readBuckets } from "../../src/verify/read-buckets.js";
 

@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { asAnswered, askOk, put } from "../helpers/verb-pages.js";
-import { decodeName, encodeName } from "../../src/keys/mod.js";
+import { decodeName, encodeName } from "mesh-provisioner-client/keys";
 import { REGISTRY_TABLE } from "../../src/reconcile/registry.js";
 
 const KINDS = new Set(REGISTRY_TABLE.map((v) => v.kind));

@@ -2,8 +2,8 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { askOk, put, until, warnLinesFor } from "../helpers/verb-pages.js";
-import type { What } from "../../src/keys/mod.js";
-import { statsOf as endpointData, type ProjectionStatsWithLag, type StatsReply, type StatsData } from "../../src/protocol/stats.js";
+import type { What } from "mesh-provisioner-client/keys";
+import { statsOf as endpointData, type ProjectionStatsWithLag, type StatsReply, type StatsData } from "mesh-provisioner-client/protocol/stats.js";
 import { REGISTRY_TABLE } from "../../src/reconcile/registry.js";
 
 interface Bad {

@@ -3,9 +3,9 @@ import assert from "node:assert/strict";
 import { headers, type NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import type { Provisioner } from "../../src/main.js";
-import { BUCKETS, CHECKPOINT_BUCKET, objectStreamName, streamName } from "../../src/keys/mod.js";
+import { BUCKETS, CHECKPOINT_BUCKET, objectStreamName, streamName } from "mesh-provisioner-client/keys";
 import { Objm } from "@nats-io/obj";
-import { NEEDS_VERB_SUBJECT, VERB_SUBJECT } from "../../src/protocol/subjects.js";
+import { NEEDS_VERB_SUBJECT, VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { GrantedMesh, grantedUsers, jetstreamAs, refused, SHORT } from "../helpers/granted.js";
 import { eventually } from "../helpers/eventually.js";
 

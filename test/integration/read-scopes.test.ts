@@ -10,9 +10,9 @@ import type { Msg, NatsConnection } from "@nats-io/nats-core";
 import { Svcm } from "@nats-io/services";
 import { inboxPrefix } from "../../src/permissions/grants.js";
 import type { Provisioner } from "../../src/main.js";
-import { BUCKETS, streamName } from "../../src/keys/mod.js";
-import { NEEDS_VERB_SUBJECT, nodeVerbSubject, SERVICE_NAME, VERB_SUBJECT } from "../../src/protocol/subjects.js";
-import { ProvisionerClient } from "../../src/client/index.js";
+import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
+import { NEEDS_VERB_SUBJECT, nodeVerbSubject, SERVICE_NAME, VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
+import { ProvisionerClient } from "mesh-provisioner-client";
 import { eventually } from "../helpers/eventually.js";
 import { GrantedMesh, grantedUsers, refused, SHORT } from "../helpers/granted.js";
 

@@ -12,7 +12,7 @@ import { needsSpec } from "../../src/projections/bucket-specs.js";
 import { ensureBucket } from "../../src/streams/buckets.js";
 import { watchBucket, type WatchEvent } from "../../src/streams/kv-watch.js";
 import { eventually } from "../helpers/eventually.js";
-import { streamName } from "../../src/keys/mod.js";
+import { streamName } from "mesh-provisioner-client/keys";
 import { DEFAULT_BUCKET_LIMITS } from "../../src/defaults.js";
 
 let server: RunningNatsServer;

@@ -4,7 +4,7 @@ import { jetstream } from "@nats-io/jetstream";
 import { Kvm } from "@nats-io/kv";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { askOk, put, until } from "../helpers/verb-pages.js";
-import { BUCKETS, streamName } from "../../src/keys/mod.js";
+import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
 
 const STREAM = streamName(BUCKETS.needs);
 

@@ -24,7 +24,7 @@ import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 import { WRITER_HEADER } from "../../src/reconcile/apply.js";
 import { conditionalRegistryWrites } from "../../src/reconcile/write-mode.js";
 import { until as pollUntil } from "../helpers/verb-pages.js";
-import { streamName } from "../../src/keys/mod.js";
+import { streamName } from "mesh-provisioner-client/keys";
 
 const TTL_MS = 2000;
 const ARGS = ["--seat-ttl", "2s", "--drift-delay", "100ms", "--log-level", "debug"] as const;

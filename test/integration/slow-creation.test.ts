@@ -18,7 +18,7 @@ import { connect } from "@nats-io/transport-node";
 import { connectTo } from "../helpers/stack.js";
 import { startTcpProxy, type TcpProxy } from "../helpers/tcp-proxy.js";
 import { eventually } from "../helpers/eventually.js";
-import { streamName } from "../../src/keys/mod.js";
+import { streamName } from "mesh-provisioner-client/keys";
 
 const BUCKET = "slow-creation";
 const KEYS = 200;

@@ -2,7 +2,7 @@ import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { startStack, type Stack } from "../helpers/stack.js";
 import { put } from "../helpers/verb-pages.js";
-import { BUCKETS, streamName } from "../../src/keys/mod.js";
+import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
 
 /**
  * A projection that has read every message its stream holds is at the

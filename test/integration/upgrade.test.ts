@@ -14,10 +14,10 @@ import { Kvm } from "@nats-io/kv";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { accountsConfig, type UserSpec } from "../../src/permissions/server-config.js";
 import { inboxPrefix } from "../../src/permissions/grants.js";
-import { BUCKETS, SEAT_BUCKET, streamName } from "../../src/keys/mod.js";
+import { BUCKETS, SEAT_BUCKET, streamName } from "mesh-provisioner-client/keys";
 import { OWN_BUCKET_LIMITS } from "../../src/streams/buckets.js";
 import { DEFAULT_BUCKET_LIMITS } from "../../src/defaults.js";
-import { VERB_SUBJECT } from "../../src/protocol/subjects.js";
+import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { eventually } from "../helpers/eventually.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
 

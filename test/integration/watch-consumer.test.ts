@@ -7,7 +7,7 @@ import { Kvm } from "@nats-io/kv";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { memoryLogger } from "../../src/log.js";
 import { watchBucket, type WatchEvent } from "../../src/streams/kv-watch.js";
-import { streamName } from "../../src/keys/mod.js";
+import { streamName } from "mesh-provisioner-client/keys";
 import { connectTo } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 

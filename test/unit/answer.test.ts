@@ -6,7 +6,7 @@ import { ProjectionStore } from "../../src/projections/store/store.js";
 import { appliedSpec, collectSpec, needsSpec, registrySpec } from "../../src/projections/bucket-specs.js";
 import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
 import type { BucketSpec } from "../../src/projections/store/spec.js";
-import type { What } from "../../src/keys/mod.js";
+import type { What } from "mesh-provisioner-client/keys";
 
 const enc = new TextEncoder();
 const json = (v: unknown): Uint8Array => enc.encode(JSON.stringify(v));

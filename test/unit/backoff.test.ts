@@ -1,6 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { Backoff, BACKOFF, ceilingMs, type BackoffPolicy } from "../../src/backoff/backoff.js";
+import { Backoff, BACKOFF, ceilingMs, type BackoffPolicy } from "mesh-provisioner-client/backoff";
 import { mulberry32 } from "../../chaos/rng.js";
 
 const policy: BackoffPolicy = { baseMs: 100, capMs: 1_000 };

@@ -2,8 +2,8 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { ExitCodes, exitCodeOf } from "../../src/cli/exit-codes.js";
 import { Failure, FailureCodes, type FailureKind } from "../../src/failure.js";
-import { NoAnswerError, VerbError } from "../../src/client/errors.js";
-import { ProvisionerError } from "../../src/protocol/errors.js";
+import { NoAnswerError, VerbError } from "mesh-provisioner-client";
+import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 
 test("each failure that ends a command has its own exit status; the others end with 1", () => {
   const got = Object.fromEntries((Object.keys(FailureCodes) as FailureKind[]).map((k) => [k, exitCodeOf(new Failure(k, "x"))]));

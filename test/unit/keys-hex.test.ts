@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { decodeName, encodeName } from "../../src/keys/mod.js";
-import { ProvisionerError } from "../../src/protocol/errors.js";
+import { decodeName, encodeName } from "mesh-provisioner-client/keys";
+import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 
 /** The reason decodeName gives for a spelling it refuses. */
 function reasonOf(escaped: string): string {

@@ -8,7 +8,7 @@ import {
   parseAppliedKey,
   parseCollectKey,
   parseNeedsKey,
-} from "../../src/keys/mod.js";
+} from "mesh-provisioner-client/keys";
 
 const RUNS = 2000;
 /** The token rule of a NATS KV key, and nats.js's rule for a whole KV key. */

@@ -8,7 +8,7 @@ import {
   parseNeedsKey,
   parseRegistryKey,
   type Shape,
-} from "../../src/keys/mod.js";
+} from "mesh-provisioner-client/keys";
 
 const KINDS: ReadonlySet<string> = new Set(["config", "secret", "bound", "shell"]);
 

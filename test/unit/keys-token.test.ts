@@ -1,6 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { TOKEN_RE, isPlainToken, splitKey, tokenProblem } from "../../src/keys/mod.js";
+import { TOKEN_RE, isPlainToken, splitKey, tokenProblem } from "mesh-provisioner-client/keys";
 
 test("TOKEN_RE accepts exactly the contract's token characters A-Z a-z 0-9 - _ / =", () => {
   assert.equal(TOKEN_RE.source, "^[A-Za-z0-9_/=-]+$");

@@ -13,9 +13,9 @@ const src = fileURLToPath(new URL("../../../src/", import.meta.url));
 
 /** Each concept's layer: a file may import its own concept's files and any lower layer's. */
 const LAYER: Readonly<Record<string, number>> = {
-  protocol: 0, backoff: 0, failure: 0,
-  keys: 1, bytes: 1, log: 1, size: 1, duration: 1, version: 1, heap: 1, embedded: 1,
-  permissions: 2, client: 2,
+  failure: 0, schemas: 0,
+  bytes: 1, log: 1, size: 1, duration: 1, version: 1, heap: 1, embedded: 1,
+  permissions: 2,
   streams: 3,
   "projections/store": 4,
   projections: 5,

@@ -3,7 +3,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { PageWriter } from "../../src/verb/page-writer.js";
 import { needsSpec } from "../../src/projections/bucket-specs.js";
-import { parseNeedsKey } from "../../src/keys/mod.js";
+import { parseNeedsKey } from "mesh-provisioner-client/keys";
 
 describe("PageWriter: a page's bytes written once", () => {
   test("writes any text as UTF-8, growing past its first buffer, and returns each text's size in bytes", () => {

@@ -10,9 +10,9 @@
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import type * as Hand from "../../src/protocol/messages.js";
-import type * as Zod from "../../src/protocol/schemas.js";
-import type { What } from "../../src/protocol/what.js";
+import type * as Hand from "mesh-provisioner-client/protocol/messages.js";
+import type * as Zod from "../../src/schemas/schemas.js";
+import type { What } from "mesh-provisioner-client/protocol/what.js";
 
 /** Compiles only where every A is a B. */
 type Is<A, B> = [A] extends [B] ? true : false;

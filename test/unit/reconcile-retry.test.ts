@@ -6,11 +6,11 @@ import { registrySpec } from "../../src/projections/bucket-specs.js";
 import { memoryLogger } from "../../src/log.js";
 import { Reconciler } from "../../src/reconcile/loop.js";
 import { desiredRegistry, type RegistryValue } from "../../src/reconcile/registry.js";
-import { knownKinds } from "../../src/keys/mod.js";
+import { knownKinds } from "mesh-provisioner-client/keys";
 import type { RegistryWriter } from "../../src/reconcile/apply.js";
 import type { WatchEvent } from "../../src/streams/kv-watch.js";
-import { BACKOFF } from "../../src/backoff/backoff.js";
-import { holdTimeouts, settle } from "../helpers/timeouts.js";
+import { BACKOFF } from "mesh-provisioner-client/backoff";
+import { holdTimeouts, settle } from "../../client/test/helpers/timeouts.js";
 
 const table: RegistryValue[] = [{ kind: "ssh", module: "mesh-ssh" }];
 

@@ -2,9 +2,9 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { parseRequest } from "../../src/verb/request.js";
-import { FILTERS, LIMITS } from "../../src/protocol/request-schema.js";
-import { ProvisionerError } from "../../src/protocol/errors.js";
-import { WHATS, type What } from "../../src/keys/mod.js";
+import { FILTERS, LIMITS } from "../../src/schemas/request-schema.js";
+import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
+import { WHATS, type What } from "mesh-provisioner-client/keys";
 
 const token = fc.stringMatching(/^[A-Za-z0-9_/=-]{1,12}$/);
 

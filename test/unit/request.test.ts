@@ -1,8 +1,8 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { parseRequest, requestKey } from "../../src/verb/request.js";
-import { FILTERS, LIMITS } from "../../src/protocol/request-schema.js";
-import { ProvisionerError } from "../../src/protocol/errors.js";
+import { FILTERS, LIMITS } from "../../src/schemas/request-schema.js";
+import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 
 /** Assert that parsing `body` is refused with a 400 whose message matches `message`. */
 function refused(body: string | Uint8Array, message: RegExp): ProvisionerError {

@@ -6,11 +6,11 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
-import { protocolSchemas } from "../../src/protocol/schemas.js";
-import { jsonSchemaFiles } from "../../src/protocol/json-schemas.js";
-import { PROTOCOL_VERSION } from "../../src/protocol/version.js";
+import { protocolSchemas } from "../../src/schemas/schemas.js";
+import { jsonSchemaFiles } from "../../src/schemas/json-schemas.js";
+import { PROTOCOL_VERSION } from "mesh-provisioner-client/protocol/version.js";
 import { buildPage } from "../../src/verb/answer.js";
-import { isAnswered as answeredIn } from "../../src/keys/mod.js";
+import { isAnswered as answeredIn } from "mesh-provisioner-client/keys";
 import { parseRequest } from "../../src/verb/request.js";
 import { ProjectionStore } from "../../src/projections/store/store.js";
 import { appliedSpec, collectSpec, needsSpec, registrySpec } from "../../src/projections/bucket-specs.js";
@@ -18,7 +18,7 @@ import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
 import type { BucketSpec } from "../../src/projections/store/spec.js";
 import { feedEvent } from "../../src/feed/events.js";
 import { SAMPLE_PUTS } from "../helpers/sample-puts.js";
-import type { What } from "../../src/keys/mod.js";
+import type { What } from "mesh-provisioner-client/keys";
 
 const enc = new TextEncoder();
 const bytes = (v: unknown): Uint8Array => (v instanceof Uint8Array ? v : enc.encode(typeof v === "string" ? v : JSON.stringify(v)));
@@ -148,7 +148,7 @@ describe("the feed event's schema holds the service's events", () => {
 
 describe("the request's schema", () => {
   test("is the one the service validates with", async () => {
-    const { requestSchema } = await import("../../src/protocol/request-schema.js");
+    const { requestSchema } = await import("../../src/schemas/request-schema.js");
     assert.equal(schemas.request, requestSchema());
   });
 

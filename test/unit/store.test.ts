@@ -2,7 +2,7 @@ import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { ProjectionStore } from "../../src/projections/store/store.js";
 import { appliedSpec, collectSpec, needsSpec, registrySpec, specFor } from "../../src/projections/bucket-specs.js";
-import { BUCKETS } from "../../src/keys/mod.js";
+import { BUCKETS } from "mesh-provisioner-client/keys";
 import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
 import fc from "fast-check";
 

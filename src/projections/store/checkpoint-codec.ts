@@ -22,7 +22,7 @@
  * checkpoint held of it.
  */
 import { createHash, type Hash } from "node:crypto";
-import { ProvisionerError } from "../../protocol/errors.js";
+import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 import { ProjectionStore } from "./store.js";
 import type { BucketSpec } from "./spec.js";
 import type { StoreView } from "./view.js";

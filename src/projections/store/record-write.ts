@@ -2,7 +2,7 @@
  * How a store writes an entry's record into its arena (pure): the layout
  * `store.ts` describes.
  */
-import { ProvisionerError } from "../../protocol/errors.js";
+import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 import { copySmall, wholeDigits, writeWhole } from "../../bytes.js";
 import { isJsonUtf8 } from "./json-bytes.js";
 import type { RecordArena } from "./record-arena.js";

@@ -2,7 +2,7 @@
  * What a projection needs to know about its bucket: how to decode one key and
  * value (pure), which request fields narrow it, and which indexes serve them.
  */
-import type { What } from "../../keys/mod.js";
+import type { What } from "mesh-provisioner-client/keys";
 import type { EntryHead } from "./entry-head.js";
 
 export interface Decoded {

@@ -16,7 +16,7 @@
  * A record is the key where it comes first (the registry), the entry's JSON,
  * then one comma: answers copy records that follow each other as one run.
  */
-import { ProvisionerError } from "../../protocol/errors.js";
+import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 import { writeRecord } from "./record-write.js";
 import { hashKey, KeyTable } from "./key-table.js";
 import { RecordArena } from "./record-arena.js";

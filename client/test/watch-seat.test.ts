@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { watchView } from "../../src/client/watch.js";
-import type { Answer } from "../../src/protocol/messages.js";
-import type { HolderValue, StatsReply } from "../../src/protocol/stats.js";
-import { settle } from "../helpers/timeouts.js";
-import { fakeConnection } from "../helpers/fake-connection.js";
+import { watchView } from "../src/watch.js";
+import type { Answer } from "../src/protocol/messages.js";
+import type { HolderValue, StatsReply } from "../src/protocol/stats.js";
+import { settle } from "./helpers/timeouts.js";
+import { fakeConnection } from "./helpers/fake-connection.js";
 
 /** One instance's `$SRV.STATS` reply naming the seat's holder. */
 function reply(id: string, holder: HolderValue | null): StatsReply {

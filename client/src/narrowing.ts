@@ -5,9 +5,9 @@
  * carry them: a node narrows the subscription to that node's keys, so a
  * node's client hears its own changes, not the mesh's.
  */
-import { parseKey, readableContradicts, type What } from "../keys/mod.js";
-import { bucketFeedSubject, nodeFeedSubjects } from "../protocol/subjects.js";
-import type { FeedEvent } from "../protocol/messages.js";
+import { parseKey, readableContradicts, type What } from "./keys/mod.js";
+import { bucketFeedSubject, nodeFeedSubjects } from "./protocol/subjects.js";
+import type { FeedEvent } from "./protocol/messages.js";
 
 export type Filters = Readonly<Record<string, string>>;
 

@@ -1,10 +1,10 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { ViewState } from "../../src/client/view-state.js";
-import { covers, feedSubjects, filtersOf } from "../../src/client/narrowing.js";
-import { appliedKey, collectKey, decodeCollection, encodeCollection, needsKey } from "../../src/client/keys.js";
-import type { AnyEntry, FeedEvent } from "../../src/protocol/messages.js";
+import { ViewState } from "../src/view-state.js";
+import { covers, feedSubjects, filtersOf } from "../src/narrowing.js";
+import { appliedKey, collectKey, decodeCollection, encodeCollection, needsKey } from "../src/keys.js";
+import type { AnyEntry, FeedEvent } from "../src/protocol/messages.js";
 
 const KEYS = ["a", "b", "c", "d", "e", "f"].map((k) => `n1.web.config.${k}`);
 const entry = (key: string, value: number, revision: number): AnyEntry => ({ key, value, revision, node: "n1", module: "web", kind: "config", name: key.slice(-1) });
@@ -126,20 +126,6 @@ describe("a node's keys", () => {
     assert.throws(() => decodeCollection("ssh=2"), /not an escaped collection name/);
   });
 });
-
-// The client's types accept whatever the protocol's schemas (the ones checked against the service's real output) describe.
-import type * as Protocol from "../../src/protocol/schemas.js";
-import type * as Client from "../../src/protocol/messages.js";
-type Accepts<To, From extends To> = [To, From];
-export type ClientTypesFollowTheProtocol = [
-  Accepts<Client.RegistryEntry, Protocol.RegistryEntry>,
-  Accepts<Client.NeedsEntry, Protocol.NeedsEntry>,
-  Accepts<Client.AppliedEntry, Protocol.AppliedEntry>,
-  Accepts<Client.CollectEntry, Protocol.CollectEntry>,
-  Accepts<Client.OutOfShape, Protocol.OutOfShape>,
-  Accepts<Client.Page<"needs">, Protocol.Reply<"needs">>,
-  Accepts<Client.FeedEvent<"collect">, Protocol.FeedEvent<"collect">>,
-];
 
 test("a view once handed out never changes: the next change copies the maps first", () => {
   const state = new ViewState("needs");

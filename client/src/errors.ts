@@ -4,7 +4,7 @@
  * when no instance answers. A key helper refuses a token with the protocol's
  * `ProvisionerError` (E_BAD_REQUEST), as the verb would.
  */
-import { codeOfStatus } from "../protocol/errors.js";
+import { codeOfStatus } from "./protocol/errors.js";
 
 export abstract class ClientError extends Error {
   abstract readonly code: string;

@@ -13,11 +13,11 @@
  */
 import { createRequire } from "node:module";
 import type * as Zod from "zod";
-import { TOKEN_RE } from "./token.js";
-import type { What } from "./what.js";
+import { TOKEN_RE } from "mesh-provisioner-client/protocol/token.js";
+import type { What } from "mesh-provisioner-client/protocol/what.js";
 import { requestSchema } from "./request-schema.js";
 
-export type { What } from "./what.js";
+export type { What } from "mesh-provisioner-client/protocol/what.js";
 
 /** A plain token's characters, as a pattern to repeat inside a key's. */
 const TOKEN = TOKEN_RE.source.replace(/^\^/, "").replace(/\$$/, "");

@@ -18,13 +18,13 @@
  * failed together do not ask again together; a snapshot taken resets it.
  */
 import type { NatsConnection, Subscription } from "@nats-io/nats-core";
-import { Observable } from "rxjs";
-import { Backoff, BACKOFF } from "../backoff/backoff.js";
-import type { What } from "../keys/mod.js";
+import { Observable } from "./observable.js";
+import { Backoff, BACKOFF } from "./backoff/backoff.js";
+import type { What } from "./keys/mod.js";
 import { furthestApplied, instances } from "./instances.js";
 import { covers, feedSubjects, filtersOf } from "./narrowing.js";
-import { holdOf } from "../protocol/stats.js";
-import type { Answer, FeedEvent, ProvisionerRequest, View } from "../protocol/messages.js";
+import { holdOf } from "./protocol/stats.js";
+import type { Answer, FeedEvent, ProvisionerRequest, View } from "./protocol/messages.js";
 import { ViewState } from "./view-state.js";
 
 export interface WatchOptions {

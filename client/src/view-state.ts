@@ -11,8 +11,8 @@
  * whose views nobody took copies nothing. The Go client's viewState does the
  * same, rule for rule.
  */
-import type { What } from "../keys/mod.js";
-import type { AnyEntry, Answer, FeedEvent, OutOfShape, View } from "../protocol/messages.js";
+import type { What } from "./keys/mod.js";
+import type { AnyEntry, Answer, FeedEvent, OutOfShape, View } from "./protocol/messages.js";
 
 /** An entry's key in its bucket: a registry entry's is its kind. */
 export function keyOfEntry(what: What, e: AnyEntry): string {

@@ -1,9 +1,9 @@
 /**
- * `mesh-provisioner/client`: the typed client for node clients and
+ * `mesh-provisioner-client`: the typed client for node clients and
  * dashboards. See docs/protocol.md for what each field means.
  *
  *   import { connect } from "@nats-io/transport-node";
- *   import { ProvisionerClient, needsKey } from "mesh-provisioner/client";
+ *   import { ProvisionerClient, needsKey } from "mesh-provisioner-client";
  *   const client = new ProvisionerClient(await connect({ servers }));
  *   const { entries } = await client.get({ what: "needs", node: "n1" });
  *   client.watch({ what: "needs", node: "n1" }).subscribe((view) => …);
@@ -18,10 +18,12 @@
  */
 export { ProvisionerClient, decodeReply, type ClientOptions, type ClientScope } from "./client.js";
 export { ClientError, NoAnswerError, VerbError } from "./errors.js";
-export { ProvisionerError, ErrorCodes } from "../protocol/errors.js";
-export { inboxPrefix } from "../protocol/inbox.js";
+export { ProvisionerError, ErrorCodes } from "./protocol/errors.js";
+export { inboxPrefix } from "./protocol/inbox.js";
 export { needsKey, appliedKey, collectKey, encodeCollection, decodeCollection } from "./keys.js";
 export type { WatchOptions } from "./watch.js";
+export { Observable, type Observer, type Subscription } from "./observable.js";
+export { instances, furthestApplied } from "./instances.js";
 export type {
   What,
   RegistryEntry,
@@ -37,5 +39,5 @@ export type {
   Answer,
   FeedEvent,
   View,
-} from "../protocol/messages.js";
-export { VERB_SUBJECT, NEEDS_VERB_SUBJECT, nodeVerbSubject, FEED_PREFIX } from "../protocol/subjects.js";
+} from "./protocol/messages.js";
+export { VERB_SUBJECT, NEEDS_VERB_SUBJECT, nodeVerbSubject, FEED_PREFIX } from "./protocol/subjects.js";

@@ -4,11 +4,11 @@
  * live view kept current from the feed (see watch.ts).
  */
 import type { Msg, NatsConnection } from "@nats-io/nats-core";
-import type { Observable } from "rxjs";
-import type { What } from "../keys/mod.js";
-import { MESH_SCOPE, NEEDS_SCOPE, nodeScope, requestSubject, type VerbScope } from "../protocol/scope.js";
+import type { Observable } from "./observable.js";
+import type { What } from "./keys/mod.js";
+import { MESH_SCOPE, NEEDS_SCOPE, nodeScope, requestSubject, type VerbScope } from "./protocol/scope.js";
 import { NoAnswerError, VerbError } from "./errors.js";
-import type { Answer, EntryOf, Page, ProvisionerRequest, View } from "../protocol/messages.js";
+import type { Answer, EntryOf, Page, ProvisionerRequest, View } from "./protocol/messages.js";
 import { watchView, type WatchOptions } from "./watch.js";
 import { filtersOf } from "./narrowing.js";
 

@@ -1,10 +1,10 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { watchView } from "../../src/client/watch.js";
-import { BACKOFF } from "../../src/backoff/backoff.js";
-import type { Answer, View } from "../../src/protocol/messages.js";
-import { holdTimeouts, settle } from "../helpers/timeouts.js";
-import { fakeConnection } from "../helpers/fake-connection.js";
+import { watchView } from "../src/watch.js";
+import { BACKOFF } from "../src/backoff/backoff.js";
+import type { Answer, View } from "../src/protocol/messages.js";
+import { holdTimeouts, settle } from "./helpers/timeouts.js";
+import { fakeConnection } from "./helpers/fake-connection.js";
 
 test("a client watch whose snapshots fail asks again after waits by the retry policy, from the base again once a snapshot is taken", async (t) => {
   const timeouts = holdTimeouts(t);

@@ -6,9 +6,9 @@
  * service client asks it, so the client needs no service library.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import type { What } from "../keys/mod.js";
-import { STATS_SUBJECT } from "../protocol/subjects.js";
-import { furthestRevision, instanceSeats, type InstanceSeat, type StatsReply } from "../protocol/stats.js";
+import type { What } from "./keys/mod.js";
+import { STATS_SUBJECT } from "./protocol/subjects.js";
+import { furthestRevision, instanceSeats, type InstanceSeat, type StatsReply } from "./protocol/stats.js";
 
 /** Every reply to one `$SRV.STATS` request that arrives within `maxWaitMs`. */
 async function statsReplies(nc: NatsConnection, maxWaitMs: number): Promise<StatsReply[]> {

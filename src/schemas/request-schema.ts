@@ -5,8 +5,8 @@
  */
 import { createRequire } from "node:module";
 import type * as Zod from "zod";
-import { TOKEN_RE } from "./token.js";
-import { WHATS, type What } from "./what.js";
+import { TOKEN_RE } from "mesh-provisioner-client/protocol/token.js";
+import { WHATS, type What } from "mesh-provisioner-client/protocol/what.js";
 
 /** Bounds on the work one request may ask for. */
 export const LIMITS = Object.freeze({

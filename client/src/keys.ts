@@ -3,8 +3,8 @@
  * is in its bucket's shape, or the call throws saying which token is wrong.
  * Collection names go into keys =hex escaped.
  */
-import { ProvisionerError } from "../protocol/errors.js";
-import { decodeName, encodeName, tokenProblem } from "../keys/mod.js";
+import { ProvisionerError } from "./protocol/errors.js";
+import { decodeName, encodeName, tokenProblem } from "./keys/mod.js";
 
 function token(field: string, value: string): string {
   const problem = tokenProblem(value);
