@@ -13,7 +13,9 @@ var (
 	// ErrBadRequest: the request cannot be served as it is; fix it (400, E_BAD_REQUEST).
 	ErrBadRequest = errors.New("mesh-provisioner: bad request")
 	// ErrRequestTooLarge: the request's body is over the verb's bound; it is
-	// also an ErrBadRequest (400, E_REQUEST_BOUND).
+	// also an ErrBadRequest (400, E_REQUEST_BOUND). The client refuses such a
+	// request before sending it; a service's reply says only 400, so a
+	// refusal from the wire matches ErrBadRequest alone.
 	ErrRequestTooLarge error = &finerError{"mesh-provisioner: request too large", ErrBadRequest}
 	// ErrForbidden: the verb subject asked does not reach what was asked, e.g.
 	// another node's entries on a node's own subject (403, E_FORBIDDEN).
