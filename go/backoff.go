@@ -13,7 +13,7 @@ const (
 )
 
 // backoff is the retry policy the TypeScript side has in
-// src/backoff/backoff.ts: the wait's ceiling is base·2^(failures−1), never
+// client/src/backoff/backoff.ts: the wait's ceiling is base·2^(failures−1), never
 // past limit, and the wait is drawn from the ceiling's upper half ("equal
 // jitter"), so every wait lies in [ceiling − ceiling/2, ceiling]. Reset, after
 // a success, starts the next failure from the base again.

@@ -128,13 +128,13 @@ func (c *Client) scoped(r Request) Request {
 	return r
 }
 
-// scopeError is the 400 every request of a client given WithNode gets when
+// scopeError is the local 400 every request of a client given WithNode gets when
 // the node is not a plain token: no subject token could name it.
 func (c *Client) scopeError() error {
 	if c.node == "" || isPlainToken(c.node) {
 		return nil
 	}
-	return &VerbError{Code: 400, Local: true, Message: fmt.Sprintf("a node's verb subject ends with the node's name, a plain token; %q is not one", c.node)}
+	return localRefusal("node %q (WithNode) is %s, so no verb subject can name it", c.node, notPlain)
 }
 
 // refused is the 403 the client's subject answers r with (r as scoped), nil
@@ -194,18 +194,28 @@ func (c *Client) ask(ctx context.Context, subject string, body []byte) ([]byte, 
 	if err != nil {
 		return nil, fmt.Errorf("mesh-provisioner: no answer from %s (is mesh-provisioner serve running, and may this user ask it?): %w", subject, err)
 	}
-	if code := m.Header.Get("Nats-Service-Error-Code"); code != "" {
-		n, convErr := strconv.Atoi(code)
-		if convErr != nil {
-			n = 500
-		}
-		msg := m.Header.Get("Nats-Service-Error")
-		if msg == "" {
-			msg = "error"
-		}
-		return nil, &VerbError{Code: n, Message: msg}
+	if err := serviceError(m.Header); err != nil {
+		return nil, err
 	}
 	return m.Data, nil
+}
+
+// serviceError is the *VerbError a reply's headers carry, or nil when the
+// reply is not a service error. A code that is not a number is a 500.
+func serviceError(h nats.Header) error {
+	code := h.Get("Nats-Service-Error-Code")
+	if code == "" {
+		return nil
+	}
+	n, err := strconv.Atoi(code)
+	if err != nil {
+		n = 500
+	}
+	msg := h.Get("Nats-Service-Error")
+	if msg == "" {
+		msg = "error"
+	}
+	return &VerbError{Code: n, Message: msg}
 }
 
 // requestUnder is a request whose reply comes to an inbox under the client's

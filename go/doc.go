@@ -4,7 +4,7 @@
 // feed mesh-provisioner.feed.<what>.<key>.
 //
 // It speaks protocol version 1, as docs/protocol.md describes it, and follows
-// the TypeScript client (mesh-provisioner/client) rule for rule: the key
+// the TypeScript client (mesh-provisioner-client) rule for rule: the key
 // builders, the =hex codec, the request's checks, the subject each scope asks
 // on and the watch's recipe are held to the same shared test vectors
 // (../vectors), so the two cannot drift.
@@ -31,4 +31,15 @@
 //   - Without either, the client asks VerbSubject, the whole mesh, which the
 //     provisioner's grant (operators) allows; a request naming a node is
 //     asked on that node's subject (the same answer).
+//
+// Errors: match a refusal with errors.Is against its sentinel, never by its
+// message, which is for people and may be reworded. ErrBadRequest (400: fix
+// the request; ErrRequestTooLarge and ErrInvalidKey are finer kinds of it),
+// ErrForbidden (403: the subject does not reach what was asked),
+// ErrNotSynced (503), ErrRevisionTimeout (504) and ErrInternal (500). A
+// refusal of the verb is a *VerbError (errors.As) with the protocol's Code,
+// Local when the client refused before sending, and Retryable for 503, 504
+// and 500; a key the builders or the =hex codec refuse is a *KeyError naming
+// the Field and Value. Each sentinel is the same refusal, by the same code,
+// in the TypeScript client.
 package provisioner

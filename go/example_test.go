@@ -22,9 +22,12 @@ func ExampleClient_Get() {
 	c := provisioner.NewClient(nc, provisioner.WithNode("n1"))
 	a, err := c.Get(context.Background(), provisioner.Request{What: provisioner.Needs})
 	var ve *provisioner.VerbError
-	if errors.As(err, &ve) && ve.Retryable() {
+	switch {
+	case errors.As(err, &ve) && ve.Retryable():
 		return // 503, 504 or 500: ask again in a moment
-	} else if err != nil {
+	case errors.Is(err, provisioner.ErrBadRequest):
+		log.Fatalf("fix the request: %v", err)
+	case err != nil:
 		log.Fatal(err)
 	}
 	for _, e := range a.Entries {
@@ -54,13 +57,17 @@ func ExampleClient_Watch() {
 	}
 }
 
-// Keys a node writes, every token checked.
+// Keys a node writes, every token checked: a refusal matches ErrInvalidKey,
+// and a *KeyError names the token.
 func ExampleCollectKey() {
 	key, err := provisioner.CollectKey("n1", "shell:zsh:normal", "web")
 	fmt.Println(key, err)
 	_, err = provisioner.NeedsKey("n1", "web.api", "config", "port")
-	fmt.Println(err)
+	var ke *provisioner.KeyError
+	if errors.Is(err, provisioner.ErrInvalidKey) && errors.As(err, &ke) {
+		fmt.Println(ke.Field, ke.Value)
+	}
 	// Output:
 	// n1.shell=3Azsh=3Anormal.web <nil>
-	// module "web.api" cannot be a key token: token "web.api" has characters outside A-Z a-z 0-9 - _ / =
+	// module web.api
 }

@@ -151,10 +151,10 @@ func TestANodesGrantAsPrinted(t *testing.T) {
 	// Another node's entries: the node's own subject refuses them with a 403 (the service's),
 	// and a watch of them fails at once (the client's: it subscribes to nothing the grant refuses).
 	var ve *VerbError
-	if _, err := c.Get(ctx, Request{What: Needs, Node: "n2"}); !errors.As(err, &ve) || ve.Code != 403 || ve.Local {
+	if _, err := c.Get(ctx, Request{What: Needs, Node: "n2"}); !errors.As(err, &ve) || ve.Code != 403 || !errors.Is(err, ErrForbidden) || ve.Local {
 		t.Fatalf("n2's needs under n1's grant: %v", err)
 	}
-	if _, err := c.Watch(ctx, Request{What: Applied, Node: "n2"}); !errors.As(err, &ve) || ve.Code != 403 || !ve.Local {
+	if _, err := c.Watch(ctx, Request{What: Applied, Node: "n2"}); !errors.As(err, &ve) || ve.Code != 403 || !errors.Is(err, ErrForbidden) || !ve.Local {
 		t.Fatalf("a watch of n2's applied under n1's grant: %v", err)
 	}
 
@@ -234,10 +234,10 @@ func TestAProvidersGrantAsPrinted(t *testing.T) {
 	f.equalsBucket(t, bucket(t, admin, Needs), "n1", "under the provider's grant (n1's keys alone were written)")
 
 	var ve *VerbError
-	if _, err := c.Get(ctx, Request{What: Applied, Node: "n1"}); !errors.As(err, &ve) || ve.Code != 403 || ve.Local {
+	if _, err := c.Get(ctx, Request{What: Applied, Node: "n1"}); !errors.As(err, &ve) || ve.Code != 403 || !errors.Is(err, ErrForbidden) || ve.Local {
 		t.Fatalf("applied under the provider's grant: %v", err)
 	}
-	if _, err := c.Watch(ctx, Request{What: Collect}); !errors.As(err, &ve) || ve.Code != 403 || !ve.Local {
+	if _, err := c.Watch(ctx, Request{What: Collect}); !errors.As(err, &ve) || ve.Code != 403 || !errors.Is(err, ErrForbidden) || !ve.Local {
 		t.Fatalf("a watch of collect under the provider's grant: %v", err)
 	}
 	if err := provider.Flush(); err != nil {

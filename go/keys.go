@@ -1,34 +1,19 @@
 package provisioner
 
-import "strconv"
-
 // Building a node's own keys, every token checked: a key built here is in its
-// bucket's shape, or the call fails saying which token is wrong (a dot or a
-// wildcard in a token would change the key's shape, or widen a subscription).
-// The messages are the TypeScript client's.
+// bucket's shape, or the call fails with a *KeyError naming the token (a dot
+// or a wildcard in a token would change the key's shape, or widen a
+// subscription).
 
-// KeyError is a token or a collection name that cannot go into a key.
-type KeyError struct {
-	Message string
-}
+const notPlain = "not a plain token (only A-Z a-z 0-9 - _ / = are allowed)"
 
-func (e *KeyError) Error() string { return e.Message }
-
-func itoa(i int) string { return strconv.Itoa(i) }
-
-func tokenProblem(t string) string {
-	if t == "" {
-		return "empty token"
-	}
-	if isPlainToken(t) {
-		return ""
-	}
-	return "token " + jsQuote(t) + " has characters outside " + tokenChars
-}
-
+// token checks that value can be the key's field as it is.
 func token(field, value string) error {
-	if p := tokenProblem(value); p != "" {
-		return &KeyError{Message: field + ` "` + value + `" cannot be a key token: ` + p}
+	switch {
+	case value == "":
+		return &KeyError{Field: field, Value: value, Message: "empty token"}
+	case !isPlainToken(value):
+		return &KeyError{Field: field, Value: value, Message: notPlain}
 	}
 	return nil
 }
@@ -61,7 +46,7 @@ func AppliedKey(node, module string) (string, error) {
 // CollectKey is <node>.<collection, =hex escaped>.<contributor> in the collect bucket.
 func CollectKey(node, collection, contributor string) (string, error) {
 	if collection == "" {
-		return "", &KeyError{Message: "a collection's name must not be empty"}
+		return "", &KeyError{Field: "collection", Message: "empty name"}
 	}
 	if err := token("node", node); err != nil {
 		return "", err

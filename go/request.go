@@ -3,7 +3,9 @@ package provisioner
 import (
 	"encoding/json"
 	"fmt"
+	"slices"
 	"strings"
+	"unicode/utf8"
 )
 
 // What names a bucket the verb answers for.
@@ -76,57 +78,58 @@ func (r Request) filters() map[string]string {
 	return f
 }
 
-const plainTokenRule = `must be a plain token: only A-Z a-z 0-9 - _ / = (no "*", ">", ".", spaces, and not empty)`
-
-// Validate checks the request as the service does, and fails with a 400
-// *VerbError carrying the message the service would answer. The client checks
-// before it asks, and before a watch subscribes: a filter such as "n1.*" would
-// otherwise widen the feed subscription made from it.
+// Validate checks the request as the service does, and fails with a local
+// *VerbError that matches ErrBadRequest (and ErrRequestTooLarge for a body
+// over the verb's bound) where the service would refuse it. The client checks
+// before it asks, and before a watch subscribes: a filter such as "n1.*"
+// would otherwise widen the feed subscription made from it.
 func (r Request) Validate() error {
 	// The service measures the body before it reads it.
 	if b, err := json.Marshal(r); err == nil && len(b) > maxRequestBytes {
-		return &VerbError{Code: 400, Message: fmt.Sprintf("the request is %d bytes; at most %d are accepted", len(b), maxRequestBytes), Local: true}
+		e := localRefusal("the request is %d bytes, over the bound of %d", len(b), maxRequestBytes)
+		e.kind = ErrRequestTooLarge
+		return e
 	}
 	var problems []string
 	what := r.what()
-	known := false
-	for _, w := range whats {
-		known = known || w == what
-	}
-	if !known {
-		problems = append(problems, "what must be one of registry, needs, applied, collect")
+	if !slices.Contains(whats, what) {
+		problems = append(problems, fmt.Sprintf("what %q is not one of registry, needs, applied, collect", what))
 	}
 	for _, f := range [][2]string{{"node", r.Node}, {"module", r.Module}, {"contributor", r.Contributor}} {
 		if f[1] != "" && !isPlainToken(f[1]) {
-			problems = append(problems, f[0]+" "+plainTokenRule)
+			problems = append(problems, fmt.Sprintf("%s %q is %s", f[0], f[1], notPlain))
 		}
 	}
-	if codePoints(r.Collection) > maxCollectionLength {
-		problems = append(problems, fmt.Sprintf("collection must be at most %d characters", maxCollectionLength))
+	// The service bounds names in characters (code points), not bytes.
+	if n := utf8.RuneCountInString(r.Collection); n > maxCollectionLength {
+		problems = append(problems, fmt.Sprintf("collection is %d characters, over the bound of %d", n, maxCollectionLength))
 	}
 	if r.Limit < 0 {
-		problems = append(problems, "limit must be at least 1")
+		problems = append(problems, fmt.Sprintf("limit %d is below 1", r.Limit))
 	} else if r.Limit > maxLimit {
-		problems = append(problems, fmt.Sprintf("limit must be at most %d; page with next/after for more", maxLimit))
+		problems = append(problems, fmt.Sprintf("limit %d is over the bound of %d; page with Next and After for more", r.Limit, maxLimit))
 	}
-	if codePoints(r.After) > maxAfterLength {
-		problems = append(problems, fmt.Sprintf("after must be at most %d characters", maxAfterLength))
+	if n := utf8.RuneCountInString(r.After); n > maxAfterLength {
+		problems = append(problems, fmt.Sprintf("after is %d characters, over the bound of %d", n, maxAfterLength))
 	}
 	if problems != nil {
-		return &VerbError{Code: 400, Message: strings.Join(problems, "; "), Local: true}
+		return localRefusal("%s", strings.Join(problems, "; "))
 	}
 	allowed := filtersFor[what]
 	for _, f := range []string{"node", "module", "contributor", "collection"} {
-		if _, set := r.filters()[f]; !set || contains(allowed, f) {
-			continue
+		if _, set := r.filters()[f]; set && !slices.Contains(allowed, f) {
+			return localRefusal("filter %s does not apply to %s, which takes %s", f, what, filterList(allowed))
 		}
-		which := "no filters"
-		if len(allowed) > 0 {
-			which = "only " + strings.Join(allowed, ", ")
-		}
-		return &VerbError{Code: 400, Message: fmt.Sprintf("the filter %q does not apply to %s: %s takes %s", f, what, what, which), Local: true}
 	}
 	return nil
+}
+
+// filterList says which filters a bucket takes.
+func filterList(allowed []string) string {
+	if len(allowed) == 0 {
+		return "none"
+	}
+	return strings.Join(allowed, ", ")
 }
 
 // body is the request's JSON.
@@ -136,13 +139,4 @@ func (r Request) body() ([]byte, error) {
 		return nil, fmt.Errorf("mesh-provisioner: encode the request: %w", err)
 	}
 	return b, nil
-}
-
-func contains(list []string, s string) bool {
-	for _, x := range list {
-		if x == s {
-			return true
-		}
-	}
-	return false
 }

@@ -1,36 +1,28 @@
 package provisioner
 
-import "strings"
+import (
+	"slices"
+	"strings"
+)
 
 // The key shape of each bucket (docs/protocol.md, "Keys"), as the service
 // reads it: a key fits its bucket's shape and yields its fields, or is out of
-// shape with a reason and the tokens that are still readable. The client needs
-// the readable tokens to decide whether a feed event of a key out of shape (or
-// a delete) belongs to what a watch asked for; the reasons are the service's,
-// word for word, which the shared vectors check.
+// shape, with the tokens that are still readable. The client needs the
+// readable tokens to decide whether a feed event of a key out of shape (or a
+// delete) belongs to what a watch asked for; why a key is out of shape is the
+// service's to say (OutOfShape.Reason).
 
-// shape is a key read by its bucket's shape: ok with fields, or a reason and
-// the readable tokens.
+// shape is a key read by its bucket's shape: ok with fields, or the readable tokens.
 type shape struct {
 	ok       bool
 	fields   map[string]string
-	reason   string
 	readable map[string]string
 }
-
-const tokenChars = "A-Z a-z 0-9 - _ / ="
 
 var (
 	needsFields   = []string{"node", "module", "kind", "name"}
 	appliedFields = []string{"node", "module"}
 	collectFields = []string{"node", "collection", "contributor"}
-)
-
-const (
-	needsCount    = "needs keys have 4 tokens: <node>.<module>.<kind>.<name>"
-	appliedCount  = "applied keys have 2 tokens: <node>.<module>"
-	collectCount  = "collect keys have 3 tokens: <node>.<collection>.<contributor>"
-	registryCount = "registry keys have 1 token: <kind>"
 )
 
 // isPlainToken reports whether t is a plain token: non-empty, only A-Z a-z 0-9 - _ / =.
@@ -44,13 +36,6 @@ func isPlainToken(t string) bool {
 		}
 	}
 	return true
-}
-
-func plainProblem(i int, field, t string) string {
-	if t == "" {
-		return "token " + itoa(i+1) + " (" + field + ") is empty"
-	}
-	return "token " + itoa(i+1) + " (" + field + ") " + jsQuote(t) + " is not a plain token (only " + tokenChars + " are allowed)"
 }
 
 // readableOf: with too few tokens the leading ones are read at their places;
@@ -76,77 +61,38 @@ func readableOf(tokens, fields []string, collectionAt int) map[string]string {
 	return r
 }
 
-func plainKey(key string, fields []string, count string) shape {
+// keyShape reads key as the tokens fields name; the token at collectionAt
+// (-1: none) is an escaped collection name.
+func keyShape(key string, fields []string, collectionAt int) shape {
 	t := strings.Split(key, ".")
 	if len(t) != len(fields) {
-		return shape{reason: count, readable: readableOf(t, fields, -1)}
-	}
-	var problems []string
-	for i, tok := range t {
-		if !isPlainToken(tok) {
-			problems = append(problems, plainProblem(i, fields[i], tok))
-		}
-	}
-	if problems != nil {
-		return shape{reason: strings.Join(problems, "; "), readable: readableOf(t, fields, -1)}
+		return shape{readable: readableOf(t, fields, collectionAt)}
 	}
 	f := make(map[string]string, len(fields))
-	for i, name := range fields {
-		f[name] = t[i]
+	for i, tok := range t {
+		if i == collectionAt {
+			name, reason := decodeName(tok)
+			if reason != "" {
+				return shape{readable: readableOf(t, fields, collectionAt)}
+			}
+			f[fields[i]] = name
+		} else if isPlainToken(tok) {
+			f[fields[i]] = tok
+		} else {
+			return shape{readable: readableOf(t, fields, collectionAt)}
+		}
 	}
 	return shape{ok: true, fields: f}
 }
 
-func collectKeyShape(key string) shape {
-	t := strings.Split(key, ".")
-	if len(t) != 3 {
-		return shape{reason: collectCount, readable: readableOf(t, collectFields, 1)}
-	}
-	node, escaped, contributor := t[0], t[1], t[2]
-	name, reason := decodeName(escaped)
-	if isPlainToken(node) && reason == "" && isPlainToken(contributor) {
-		return shape{ok: true, fields: map[string]string{"node": node, "collection": name, "contributor": contributor}}
-	}
-	var problems []string
-	if !isPlainToken(node) {
-		problems = append(problems, plainProblem(0, "node", node))
-	}
-	if reason != "" {
-		if escaped == "" {
-			problems = append(problems, "token 2 (collection) is empty")
-		} else {
-			problems = append(problems, "token 2 (collection) "+jsQuote(escaped)+": "+reason)
-		}
-	}
-	if !isPlainToken(contributor) {
-		problems = append(problems, plainProblem(2, "contributor", contributor))
-	}
-	return shape{reason: strings.Join(problems, "; "), readable: readableOf(t, collectFields, 1)}
-}
-
 func registryKeyShape(key string, knownKinds []string) shape {
-	known := false
-	for _, k := range knownKinds {
-		if k == key {
-			known = true
-			break
-		}
-	}
 	switch {
-	case known && isPlainToken(key):
-		return shape{ok: true, fields: map[string]string{"kind": key}}
-	case strings.Contains(key, "."):
-		return shape{reason: registryCount, readable: map[string]string{}}
-	case key == "":
-		return shape{reason: "registry key is empty", readable: map[string]string{}}
-	case !isPlainToken(key):
-		return shape{reason: "registry key " + jsQuote(key) + " is not a plain token (only " + tokenChars + " are allowed)", readable: map[string]string{}}
+	case strings.Contains(key, ".") || !isPlainToken(key):
+		return shape{readable: map[string]string{}}
+	case !slices.Contains(knownKinds, key):
+		return shape{readable: map[string]string{"kind": key}}
 	}
-	list := "none"
-	if len(knownKinds) > 0 {
-		list = strings.Join(knownKinds, ", ")
-	}
-	return shape{reason: "registry key " + jsQuote(key) + " is not a known kind (known: " + list + ")", readable: map[string]string{"kind": key}}
+	return shape{ok: true, fields: map[string]string{"kind": key}}
 }
 
 // parseKey reads key by the shape of the bucket what. knownKinds matters only
@@ -154,11 +100,11 @@ func registryKeyShape(key string, knownKinds []string) shape {
 func parseKey(what What, key string, knownKinds []string) shape {
 	switch what {
 	case Needs:
-		return plainKey(key, needsFields, needsCount)
+		return keyShape(key, needsFields, -1)
 	case Applied:
-		return plainKey(key, appliedFields, appliedCount)
+		return keyShape(key, appliedFields, -1)
 	case Collect:
-		return collectKeyShape(key)
+		return keyShape(key, collectFields, 1)
 	default:
 		return registryKeyShape(key, knownKinds)
 	}

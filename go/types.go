@@ -213,17 +213,11 @@ func decodePage(what What, data []byte) (*Page, error) {
 	)
 	switch what {
 	case Needs:
-		if p, err = fastPage(data, (*scanner).needs); err != nil {
-			p, err = decodeTyped[NeedsEntry](data)
-		}
+		p, err = decodeTyped[NeedsEntry](data)
 	case Applied:
-		if p, err = fastPage(data, (*scanner).applied); err != nil {
-			p, err = decodeTyped[AppliedEntry](data)
-		}
+		p, err = decodeTyped[AppliedEntry](data)
 	case Collect:
-		if p, err = fastPage(data, (*scanner).collect); err != nil {
-			p, err = decodeTyped[CollectEntry](data)
-		}
+		p, err = decodeTyped[CollectEntry](data)
 	default:
 		p, err = decodeTyped[RegistryEntry](data)
 	}

@@ -4,7 +4,11 @@
  * escaped name, a reason, a request's refusal, a reply, a feed event, a
  * watch's view) is what the service's and the client's own code gives for
  * them. The TypeScript tests (test/unit/vectors.test.ts) and the Go tests
- * (go/) both read the files, so the two implementations cannot drift.
+ * (go/) both read the files, so the two implementations cannot drift. A
+ * refusal is held by its code (a ProvisionerError's, e.g. "E_BAD_REQUEST"),
+ * not its message: each language words its messages in its own idiom. What
+ * the service sends (a reply, an error reply, a key's reason out of shape in
+ * a reply or a feed event) is kept as sent.
  *
  *   npm run build && node scripts/write-vectors.mjs
  *
@@ -16,32 +20,36 @@ import { fileURLToPath } from "node:url";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
 const dist = (p) => import(`${root}dist/src/${p}`);
+/** The client package's compiled files (the protocol, the keys and the client). */
+const client = (p) => import(`${root}client/dist/src/${p}`);
 
-const { encodeName, decodeName, parseKey } = await dist("keys/mod.js");
+const { encodeName, decodeName, parseKey } = await client("keys/mod.js");
 const { KNOWN_KINDS } = await dist("reconcile/registry.js");
 const { parseRequest } = await dist("verb/request.js");
 const { buildPage } = await dist("verb/answer.js");
-const { isAnswered: answeredIn } = await dist("keys/mod.js");
+const { isAnswered: answeredIn } = await client("keys/mod.js");
 const { ProjectionStore } = await dist("projections/store/store.js");
 const { appliedSpec, collectSpec, needsSpec, registrySpec } = await dist("projections/bucket-specs.js");
 const { feedEvent } = await dist("feed/events.js");
-const { feedSubject } = await dist("protocol/subjects.js");
-const { needsKey, appliedKey, collectKey } = await dist("client/keys.js");
-const { covers, feedSubjects, filtersOf } = await dist("client/narrowing.js");
-const { ViewState } = await dist("client/view-state.js");
-const { PROTOCOL_VERSION } = await dist("protocol/version.js");
-const { MESH_SCOPE, NEEDS_SCOPE, nodeScope, requestSubject, scopedNode, scopeSubject } = await dist("protocol/scope.js");
+const { feedSubject } = await client("protocol/subjects.js");
+const { needsKey, appliedKey, collectKey, decodeCollection } = await client("keys.js");
+const { covers, feedSubjects, filtersOf } = await client("narrowing.js");
+const { ViewState } = await client("view-state.js");
+const { PROTOCOL_VERSION } = await client("protocol/version.js");
+const { MESH_SCOPE, NEEDS_SCOPE, nodeScope, requestSubject, scopedNode, scopeSubject } = await client("protocol/scope.js");
 
 const files = {};
 const header = (what) => ({
   $comment: `Shared test vectors (protocol version ${PROTOCOL_VERSION}): ${what}. Written by scripts/write-vectors.mjs from the TypeScript implementation; read by test/unit/vectors.test.ts and by the Go tests in go/. Do not edit by hand.`,
 });
-const errorOf = (fn) => {
+/** The code of the refusal fn throws (a ProvisionerError's, e.g. "E_BAD_REQUEST"), or undefined when it does not. */
+const codeOf = (fn) => {
   try {
     fn();
     return undefined;
   } catch (err) {
-    return err.message;
+    if (typeof err.code !== "string") throw err;
+    return err.code;
   }
 };
 /** The bytes of a JS string as Go holds them (WTF-8: a lone surrogate as its three bytes), in hex. */
@@ -78,9 +86,9 @@ files["hex.json"] = {
   invalid: refused.map((escaped) => {
     const d = decodeName(escaped);
     if (d.ok) throw new Error(`${escaped} decodes`);
-    return { escaped, reason: d.reason };
+    return { escaped, code: codeOf(() => decodeCollection(escaped)) };
   }),
-  unencodable: unencodable.map((name) => ({ name, bytes: wtf8Hex(name), error: errorOf(() => encodeName(name)) })),
+  unencodable: unencodable.map((name) => ({ name, bytes: wtf8Hex(name), code: codeOf(() => encodeName(name)) })),
 };
 for (const v of files["hex.json"].valid) if (decodeName(v.escaped).name !== v.name) throw new Error(`round trip of ${v.name}`);
 
@@ -100,12 +108,12 @@ const keys = {
 };
 const knownKinds = [...KNOWN_KINDS];
 files["keys.json"] = {
-  ...header("the key shape of each bucket, with the reasons and readable tokens of keys out of shape (docs/protocol.md, \"Keys\"), and the key builders of the clients"),
+  ...header("the key shape of each bucket, with the readable tokens of keys out of shape (docs/protocol.md, \"Keys\"), and the key builders of the clients"),
   knownKinds,
   shapes: Object.entries(keys).flatMap(([what, list]) =>
     list.map((key) => {
       const s = parseKey(what, key, KNOWN_KINDS);
-      return s.ok ? { what, key, ok: true, fields: s.fields } : { what, key, ok: false, reason: s.reason, readable: s.readable };
+      return s.ok ? { what, key, ok: true, fields: s.fields } : { what, key, ok: false, readable: s.readable };
     }),
   ),
   builders: [
@@ -127,8 +135,8 @@ files["keys.json"] = {
     ["collectKey", ["n1", "café", "db"]],
   ].map(([fn, args]) => {
     const f = { needsKey, appliedKey, collectKey }[fn];
-    const error = errorOf(() => f(...args));
-    return error === undefined ? { fn, args, key: f(...args) } : { fn, args, error };
+    const code = codeOf(() => f(...args));
+    return code === undefined ? { fn, args, key: f(...args) } : { fn, args, code };
   }),
 };
 for (const s of files["keys.json"].shapes) if (!s.ok) for (const k of Object.keys(s.readable)) if (typeof s.readable[k] !== "string") throw new Error(k);
@@ -156,7 +164,7 @@ const bodies = [
   '{"what":"needs","minRevision":1.5}', `{"what":"needs","after":"${"x".repeat(16400)}"}`,
 ];
 files["requests.json"] = {
-  ...header("the verb's request validation: which bodies are served and how each refusal reads (docs/protocol.md, \"The request\")"),
+  ...header("the verb's request validation: which bodies are served, and the status and code of each refusal (docs/protocol.md, \"The request\")"),
   cases: bodies.map((body) => {
     try {
       const r = parseRequest(body);
@@ -166,7 +174,7 @@ files["requests.json"] = {
       if (r.minRevision !== undefined) parsed.minRevision = r.minRevision;
       return { body, ok: true, parsed };
     } catch (err) {
-      return { body, ok: false, code: err.kind === "REQUEST_TOO_LARGE" || err.kind === "BAD_REQUEST" ? 400 : 500, message: err.message };
+      return { body, ok: false, status: err.status, code: err.code };
     }
   }),
 };
@@ -379,12 +387,12 @@ const statusOf = (fn) => {
   try {
     return { status: 200, node: fn() ?? null };
   } catch (err) {
-    return { status: err.status };
+    return { status: err.status, code: err.code };
   }
 };
 files["scopes.json"] = {
   ...header(
-    "the verb's read scopes (docs/protocol.md, \"Who may read what\"): the subject each scope answers on (`subject`), the subject a client of that scope asks a request on (`asks`), and what the service does with the request there: 200 with the node it is narrowed to (null: every node), or 403",
+    "the verb's read scopes (docs/protocol.md, \"Who may read what\"): the subject each scope answers on (`subject`), the subject a client of that scope asks a request on (`asks`), and what the service does with the request there: 200 with the node it is narrowed to (null: every node), or 403 and its code",
   ),
   subjects: scopes.map((scope) => ({ scope, subject: scopeSubject(scopeOf(scope)) })),
   cases: scopes.flatMap((scope) =>

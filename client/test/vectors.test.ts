@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { decodeName, encodeName, parseKey, type What } from "../src/keys/mod.js";
 import { PROTOCOL_VERSION } from "../src/protocol/version.js";
-import { appliedKey, collectKey, needsKey } from "../src/keys.js";
+import { appliedKey, collectKey, decodeCollection, needsKey } from "../src/keys.js";
 import { covers, feedSubjects, filtersOf } from "../src/narrowing.js";
 import { ViewState } from "../src/view-state.js";
 import type { FeedEvent } from "../src/protocol/messages.js";
@@ -38,33 +38,44 @@ describe("=hex vectors", () => {
     }
   });
 
-  test("invalid: each spelling is refused with its reason", () => {
-    for (const { escaped, reason } of hex.invalid) assert.deepEqual(decodeName(escaped), { ok: false, reason }, JSON.stringify(escaped));
+  test("invalid: each spelling is refused, with a reason, and decoding it throws its code", () => {
+    assert.ok(hex.invalid.length > 20);
+    for (const { escaped, code } of hex.invalid) {
+      const d = decodeName(escaped);
+      assert.equal(d.ok, false, JSON.stringify(escaped));
+      assert.ok(!d.ok && d.reason.length > 0, JSON.stringify(escaped));
+      assert.throws(() => decodeCollection(escaped), { code }, JSON.stringify(escaped));
+    }
   });
 
-  test("unencodable: each name is refused with its error", () => {
-    for (const { name, error } of hex.unencodable) assert.throws(() => encodeName(name), { message: error });
+  test("unencodable: each name is refused with its code", () => {
+    for (const { name, code } of hex.unencodable) assert.throws(() => encodeName(name), { code }, JSON.stringify(name));
   });
 });
 
 describe("key shape vectors", () => {
-  test("each key is in shape with its fields, or out of shape with its reason and readable tokens", () => {
+  test("each key is in shape with its fields, or out of shape with a reason and its readable tokens", () => {
     const whats = new Set<string>();
     for (const c of keys.shapes) {
       whats.add(c.what);
+      const label = `${c.what} ${JSON.stringify(c.key)}`;
       const s = parseKey(c.what as What, c.key, new Set<string>(keys.knownKinds));
-      const expected = c.ok ? { ok: true, fields: c.fields } : { ok: false, reason: c.reason, readable: c.readable };
-      assert.deepEqual(s, expected, `${c.what} ${JSON.stringify(c.key)}`);
+      if (c.ok) assert.deepEqual(s, { ok: true, fields: c.fields }, label);
+      else {
+        assert.ok(!s.ok && s.reason.length > 0, label);
+        assert.deepEqual(s.readable, c.readable, label);
+      }
     }
     assert.deepEqual([...whats].sort(), ["applied", "collect", "needs", "registry"]);
   });
 
-  test("the key builders build each key, or refuse with the error", () => {
+  test("the key builders build each key, or refuse with the code", () => {
     const fns: Record<string, (...a: string[]) => string> = { needsKey, appliedKey, collectKey } as never;
+    assert.ok(keys.builders.some((c: { code?: string }) => c.code !== undefined));
     for (const c of keys.builders) {
       const fn = fns[c.fn]!;
-      if (c.error === undefined) assert.equal(fn(...c.args), c.key);
-      else assert.throws(() => fn(...c.args), { message: c.error }, `${c.fn}(${c.args.join(", ")})`);
+      if (c.code === undefined) assert.equal(fn(...c.args), c.key);
+      else assert.throws(() => fn(...c.args), { code: c.code }, `${c.fn}(${c.args.join(", ")})`);
     }
   });
 });
@@ -111,7 +122,7 @@ describe("read scope vectors", () => {
       const label = JSON.stringify([c.scope, c.request]);
       assert.equal(requestSubject(scope, c.request.node), c.asks, label);
       if (c.status === 200) assert.equal(scopedNode(scope, c.request.what, c.request.node) ?? null, c.node, label);
-      else assert.throws(() => scopedNode(scope, c.request.what, c.request.node), { status: c.status }, label);
+      else assert.throws(() => scopedNode(scope, c.request.what, c.request.node), { status: c.status, code: c.code }, label);
     }
   });
 });
