@@ -1,6 +1,6 @@
 // The TypeScript linter: typescript-eslint's recommended rules over every
 // TypeScript source of the repository (the service, its tests, the bench and
-// the chaos run). `npm run lint`; `npm test` runs it first.
+// the chaos run). `npm run lint` (with prettier's check); `npm test` runs it first.
 import js from "@eslint/js";
 import tseslint from "typescript-eslint";
 

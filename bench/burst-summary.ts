@@ -122,7 +122,10 @@ export function summarizeBurst(idle: readonly Ask[], asks: readonly Ask[], lastA
   // From the last ack to the send time of ask `i` (0 before it); NaN when no run lasts to the end (i === n).
   const sinceAck = (i: number, n: number): number => (i === n ? Number.NaN : Math.max(0, asks[i]!.at - lastAckAt));
   // The rule before: the first ask of the unbroken run of idle-fast asks that lasts to the end.
-  const everyAskWithinBarMs = sinceAck(lastRunStart(asks.length, (i) => idleAgain(asks[i]!)), asks.length);
+  const everyAskWithinBarMs = sinceAck(
+    lastRunStart(asks.length, (i) => idleAgain(asks[i]!)),
+    asks.length,
+  );
   const windowMedianBarMs = WINDOW_MEDIAN_FACTOR * idleMedianMs;
   const windowSpreadBarMs = WINDOW_SPREAD_FACTOR * percentile(idleMs, WINDOW_PERCENTILE);
   const atIdle = (from: number): boolean => {

@@ -108,7 +108,16 @@ export async function burstPhase(o: BurstOptions): Promise<BurstResult> {
   const idleOrigin = performance.now() + IDLE_ASKS * ASK_EVERY_MS;
   // The echo's asks: the same bodies, half a period after the service's (its own origin, so `at` reads the same).
   const echoAsker = (from: number, origin: number, maxAsks: number) =>
-    o.echo ? sleep(ASK_EVERY_MS / 2).then(() => startAsker(o.nc, cyclingTarget(ECHO_SUBJECT, o.bodies, from), { everyMs: ASK_EVERY_MS, timeoutMs: ASK_TIMEOUT_MS, origin: origin + ASK_EVERY_MS / 2, maxAsks })) : undefined;
+    o.echo
+      ? sleep(ASK_EVERY_MS / 2).then(() =>
+          startAsker(o.nc, cyclingTarget(ECHO_SUBJECT, o.bodies, from), {
+            everyMs: ASK_EVERY_MS,
+            timeoutMs: ASK_TIMEOUT_MS,
+            origin: origin + ASK_EVERY_MS / 2,
+            maxAsks,
+          }),
+        )
+      : undefined;
   const idleAsker = startAsker(o.nc, idleTarget, { everyMs: ASK_EVERY_MS, timeoutMs: ASK_TIMEOUT_MS, origin: idleOrigin, maxAsks: IDLE_ASKS });
   const idleEcho = echoAsker(offset, idleOrigin, IDLE_ASKS);
   await sleep(IDLE_ASKS * ASK_EVERY_MS);
@@ -125,7 +134,9 @@ export async function burstPhase(o: BurstOptions): Promise<BurstResult> {
     const echoBurst = echoAsker(offset + IDLE_ASKS, origin, maxAsks);
     const puts = await putNew(o.kv, o.keys, o.count, origin + o.timeoutMs);
     const lastAckAt = puts.lastAck - origin;
-    o.log(`burst: ${o.count - puts.errors - puts.notSent} new keys in ${(lastAckAt / 1000).toFixed(1)} s (${puts.errors} failed, ${puts.notSent} not sent); asking for ${AFTER_MS} ms more`);
+    o.log(
+      `burst: ${o.count - puts.errors - puts.notSent} new keys in ${(lastAckAt / 1000).toFixed(1)} s (${puts.errors} failed, ${puts.notSent} not sent); asking for ${AFTER_MS} ms more`,
+    );
     await sleep(Math.max(0, lastAckAt + AFTER_MS - (performance.now() - origin)));
     const asks = await asker.stop();
     const echoAsks = await (await echoBurst)?.stop();
@@ -136,8 +147,12 @@ export async function burstPhase(o: BurstOptions): Promise<BurstResult> {
         ` idle median ${summary.idleMedianMs.toFixed(2)} ms (${summary.idleAsksOverFactor} of ${summary.idleAsks} idle asks over 2x it);` +
         ` back to idle ${summary.backToIdleMs.toFixed(0)} ms after the last ack (1 s windows: p50 within ${summary.windowMedianBarMs.toFixed(2)} ms, p80 within ${summary.windowSpreadBarMs.toFixed(2)} ms);` +
         ` every ask within ${summary.idleBarMs.toFixed(2)} ms ${summary.everyAskWithinBarMs.toFixed(0)} ms after it (${summary.afterAsksOverFactor} of ${summary.latencyAfterMs.n} asks after it over 2x the median)` +
-        (echo ? `; the echo back to idle ${echo.summary.backToIdleMs.toFixed(0)} ms after it (every ask within its bar: ${echo.summary.everyAskWithinBarMs.toFixed(0)} ms)` : "") +
-        (gc ? `; the service ran ${gc.markCompact} mark-compacts (longest ${gc.longestMarkCompactMs} ms), ${gc.scavenge} scavenges (longest ${gc.longestScavengeMs} ms)` : ""),
+        (echo
+          ? `; the echo back to idle ${echo.summary.backToIdleMs.toFixed(0)} ms after it (every ask within its bar: ${echo.summary.everyAskWithinBarMs.toFixed(0)} ms)`
+          : "") +
+        (gc
+          ? `; the service ran ${gc.markCompact} mark-compacts (longest ${gc.longestMarkCompactMs} ms), ${gc.scavenge} scavenges (longest ${gc.longestScavengeMs} ms)`
+          : ""),
     );
     return {
       newKeys: o.count,

@@ -156,7 +156,17 @@ export function killAllNow(): void {
 
 /** `serviceArgs`: more flags of `serve` (e.g. `--http 127.0.0.1:0` for the dashboard's bench). */
 export function spawnService(url: string, extraNodeFlags: readonly string[] = [], serviceArgs: readonly string[] = []): Child {
-  const args = [...MEASURED_NODE_FLAGS, ...extraNodeFlags, join(ROOT, "bin", "mesh-provisioner"), "serve", "--server", url, "--log-level", "info", ...serviceArgs];
+  const args = [
+    ...MEASURED_NODE_FLAGS,
+    ...extraNodeFlags,
+    join(ROOT, "bin", "mesh-provisioner"),
+    "serve",
+    "--server",
+    url,
+    "--log-level",
+    "info",
+    ...serviceArgs,
+  ];
   return new Child("mesh-provisioner serve", args);
 }
 

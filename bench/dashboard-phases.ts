@@ -90,12 +90,16 @@ export async function overviewLive(ctx: PhaseContext, o: { runs: number; expectN
       const live = await openLive<{ rows: number; nodesTotal: string; pager: string }>(p, `${ctx.base}/`, OVERVIEW_LIVE, ctx.liveTimeoutMs);
       const shown = shownNumber(live.seen.nodesTotal);
       if (shown !== o.expectNodes) {
-        throw new Error(`the overview shows ${JSON.stringify(live.seen.nodesTotal)} nodes, but ${o.expectNodes} were loaded (pager: ${JSON.stringify(live.seen.pager)})`);
+        throw new Error(
+          `the overview shows ${JSON.stringify(live.seen.nodesTotal)} nodes, but ${o.expectNodes} were loaded (pager: ${JSON.stringify(live.seen.pager)})`,
+        );
       }
       out.ms.push(live.ms);
       out.inPageMs.push(live.inPageMs);
       out.timelines.push(live.timeline);
-      ctx.log(`${o.phase} ${r + 1}/${o.runs}: live in ${live.ms.toFixed(0)} ms (in page ${live.inPageMs.toFixed(0)} ms: html ${live.timeline.html}, ${apiTimes(live.timeline)}), ${live.seen.rows} rows, total ${live.seen.nodesTotal} nodes, "${live.seen.pager}"`);
+      ctx.log(
+        `${o.phase} ${r + 1}/${o.runs}: live in ${live.ms.toFixed(0)} ms (in page ${live.inPageMs.toFixed(0)} ms: html ${live.timeline.html}, ${apiTimes(live.timeline)}), ${live.seen.rows} rows, total ${live.seen.nodesTotal} nodes, "${live.seen.pager}"`,
+      );
       await sampleHeap(ctx, p, "overview", o.phase, r === o.runs - 1 ? (o.holdMs ?? 0) : 0);
     } finally {
       await p.close();
@@ -114,7 +118,9 @@ export async function nodeLivePhase(ctx: PhaseContext, o: { nodes: readonly stri
       out.ms.push(live.ms);
       out.inPageMs.push(live.inPageMs);
       out.timelines.push(live.timeline);
-      ctx.log(`${o.phase} ${r + 1}/${o.nodes.length} (${node}): live in ${live.ms.toFixed(0)} ms (in page ${live.inPageMs.toFixed(0)} ms: html ${live.timeline.html}, ${apiTimes(live.timeline)}), ${live.seen.rows} needs rows`);
+      ctx.log(
+        `${o.phase} ${r + 1}/${o.nodes.length} (${node}): live in ${live.ms.toFixed(0)} ms (in page ${live.inPageMs.toFixed(0)} ms: html ${live.timeline.html}, ${apiTimes(live.timeline)}), ${live.seen.rows} needs rows`,
+      );
       await sampleHeap(ctx, p, "node", o.phase);
     } finally {
       await p.close();

@@ -44,7 +44,15 @@ function within(measure: string, unit: string, xs: readonly number[], limit: num
   return { measure, unit, median: median(xs), max: m, n: xs.length, target: targetText, met: missing === 0 && xs.length > 0 && m <= limit };
 }
 
-const context = (measure: string, unit: string, xs: readonly number[]): DashRow => ({ measure, unit, median: median(xs), max: max(xs), n: xs.length, target: "(context)", met: undefined });
+const context = (measure: string, unit: string, xs: readonly number[]): DashRow => ({
+  measure,
+  unit,
+  median: median(xs),
+  max: max(xs),
+  n: xs.length,
+  target: "(context)",
+  met: undefined,
+});
 
 export function dashRows(d: DashMeasured, rate: number): DashRow[] {
   const heapOf = (page: string): number[] => d.heap.filter((h) => h.page === page).map((h) => h.bytes / MB);
@@ -63,11 +71,35 @@ export function dashRows(d: DashMeasured, rate: number): DashRow[] {
     within("page JS heap, node pages", "MB", heapOf("node"), 50, "≤ 50 MB"),
     context("  the pages' DOM heap (Blink's, not JS), as they run", "MB", dom(d.heap.filter((h) => !h.afterGc))),
     context("  the pages' DOM heap after a forced gc (pages kept open)", "MB", dom(d.heap.filter((h) => h.afterGc))),
-    { measure: "background writes, acked/s (median: overall; max: the slowest second)", unit: "/s", median: w.achievedPerSecond, max: w.perSecondMin, n: w.acked, target: `≥ ${Math.round(rate * 0.95)}/s (the condition)`, met: w.achievedPerSecond >= rate * 0.95 && w.errors === 0 },
-    { measure: "errors thrown by the pages", unit: "", median: d.pageErrors.length, max: d.pageErrors.length, n: d.pageErrors.length, target: "0", met: d.pageErrors.length === 0 },
+    {
+      measure: "background writes, acked/s (median: overall; max: the slowest second)",
+      unit: "/s",
+      median: w.achievedPerSecond,
+      max: w.perSecondMin,
+      n: w.acked,
+      target: `≥ ${Math.round(rate * 0.95)}/s (the condition)`,
+      met: w.achievedPerSecond >= rate * 0.95 && w.errors === 0,
+    },
+    {
+      measure: "errors thrown by the pages",
+      unit: "",
+      median: d.pageErrors.length,
+      max: d.pageErrors.length,
+      n: d.pageErrors.length,
+      target: "0",
+      met: d.pageErrors.length === 0,
+    },
     context("service: first sync (spawn -> all projections synced)", "ms", [d.service.syncMs]),
     context("service: RSS after sync (forced gc)", "MiB", [d.service.rssAfterSync / MB]),
-    { measure: "service: RSS at the end (max = its peak RSS)", unit: "MiB", median: d.service.rssAtEnd / MB, max: d.service.peakRss / MB, n: 1, target: "(context)", met: undefined },
+    {
+      measure: "service: RSS at the end (max = its peak RSS)",
+      unit: "MiB",
+      median: d.service.rssAtEnd / MB,
+      max: d.service.peakRss / MB,
+      n: 1,
+      target: "(context)",
+      met: undefined,
+    },
   ];
 }
 
@@ -79,7 +111,14 @@ const fmt = (x: number, unit: string): string => {
 
 export function dashTable(rows: readonly DashRow[]): string {
   const head = ["measure", "median", "max", "n", "target", "met? (max within)"];
-  const body = rows.map((r) => [r.measure, fmt(r.median, r.unit), fmt(r.max, r.unit), String(r.n), r.target, r.met === undefined ? "" : r.met ? "yes" : "**no**"]);
+  const body = rows.map((r) => [
+    r.measure,
+    fmt(r.median, r.unit),
+    fmt(r.max, r.unit),
+    String(r.n),
+    r.target,
+    r.met === undefined ? "" : r.met ? "yes" : "**no**",
+  ]);
   const widths = head.map((h, i) => Math.max(h.length, ...body.map((b) => b[i]!.length)));
   const line = (cells: readonly string[]): string => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(" | ")} |`;
   return [line(head), `|${widths.map((x) => "-".repeat(x + 2)).join("|")}|`, ...body.map(line)].join("\n");

@@ -60,7 +60,6 @@ const LIVE_TIMEOUT_MS = 60_000;
 /** The writer runs this long before anything is measured under it. */
 const WRITER_WARM_UP_MS = 2000;
 
-
 function parseFlags(argv: readonly string[]): Flags {
   const f: Flags = { keys: 100_000, runs: 5, samples: 20, rate: 1000, holdMs: 5000, out: undefined };
   const intArg = (name: string, v: string | undefined, min: number, max: number): number => {
@@ -82,7 +81,8 @@ function parseFlags(argv: readonly string[]): Flags {
     } else throw new UsageError(`unknown flag ${a}\n${USAGE}`);
   }
   // Nodes with all their needs: R quiet pages, R under writes, one for the puts, each a different node.
-  if (Math.floor(f.keys / KEYS_PER_NODE) < 2 * f.runs + 1) throw new UsageError(`--keys ${f.keys} has too few nodes for ${f.runs} runs (${2 * f.runs + 1} are opened)\n${USAGE}`);
+  if (Math.floor(f.keys / KEYS_PER_NODE) < 2 * f.runs + 1)
+    throw new UsageError(`--keys ${f.keys} has too few nodes for ${f.runs} runs (${2 * f.runs + 1} are opened)\n${USAGE}`);
   return f;
 }
 

@@ -89,7 +89,9 @@ function main(): void {
   for (const [a, ms] of sorted(areas)) if (a !== "idle") console.log(`  ${pct(ms)} ${ms.toFixed(0).padStart(7)} ms  ${a}`);
   console.log(`  (idle ${(areas.get("idle") ?? 0).toFixed(0)} ms)`);
   console.log(`\ntop ${top} functions by self time:`);
-  for (const [name, ms] of sorted(fns).filter(([n]) => !n.startsWith("(idle)")).slice(0, top)) {
+  for (const [name, ms] of sorted(fns)
+    .filter(([n]) => !n.startsWith("(idle)"))
+    .slice(0, top)) {
     console.log(`  ${pct(ms)} ${ms.toFixed(0).padStart(7)} ms  ${name}`);
   }
   const inclusive = args[args.indexOf("--inclusive") + 1];

@@ -88,7 +88,9 @@ export async function putPhase(o: PutPhaseOptions): Promise<{ putVisible: { serv
           gcPerRound.push({ round: who, ...gc, anchor });
           gcNote = `; the service ran ${gc.markCompact} mark-compacts (longest ${gc.longestMarkCompactMs} ms), ${gc.scavenge} scavenges (longest ${gc.longestScavengeMs} ms); the anchor's longest pause ${anchor.longestMs} ms`;
         }
-        o.log(`put -> visible, ${who}: ${res.visibleMs.length} answered, ${res.errors} errors, ${res.skipped} skipped, ${res.achievedPerSecond.toFixed(0)} puts/s${gcNote}`);
+        o.log(
+          `put -> visible, ${who}: ${res.visibleMs.length} answered, ${res.errors} errors, ${res.skipped} skipped, ${res.achievedPerSecond.toFixed(0)} puts/s${gcNote}`,
+        );
       }
     }
     return { putVisible, gcPerRound };

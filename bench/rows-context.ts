@@ -55,7 +55,13 @@ function burstRows(m: Measured): Row[] {
       target: CONTEXT,
       check: undefined,
     }),
-    row({ metric: `${label}: puts/s (${b.putErrors} failed), first put -> last ack ${(b.putMs / 1000).toFixed(1)} s`, unit: "puts/s", service: b.putsPerSecond, target: CONTEXT, check: undefined }),
+    row({
+      metric: `${label}: puts/s (${b.putErrors} failed), first put -> last ack ${(b.putMs / 1000).toFixed(1)} s`,
+      unit: "puts/s",
+      service: b.putsPerSecond,
+      target: CONTEXT,
+      check: undefined,
+    }),
   ];
 }
 
@@ -83,11 +89,39 @@ export function contextRows(m: Measured): Row[] {
     ...burstRows(m),
     ...gcContextRows(m.gcPerRound),
     ...meshSubjectRows(m),
-    row({ metric: "two instances against one, uncached, 64 in flight (answers/s)", unit: "req/s", service: two, baseline: one, ratio: ratio(two, one), target: CONTEXT, check: undefined }),
-    row({ metric: "spawn -> own code runs (part of first sync)", unit: "ms", service: startS, baseline: startB, ratio: ratio(startS, startB), target: CONTEXT, check: undefined }),
-    sidesRow("put -> visible in verb, p50", pooled(m, (r) => r.visibleMs), 50),
-    sidesRow("put ack -> visible in verb, p99", pooled(m, (r) => r.afterAckMs), 99),
-    sidesRow("put -> ack alone, p99 (the floor, each side's rounds)", pooled(m, (r) => r.ackMs), 99),
+    row({
+      metric: "two instances against one, uncached, 64 in flight (answers/s)",
+      unit: "req/s",
+      service: two,
+      baseline: one,
+      ratio: ratio(two, one),
+      target: CONTEXT,
+      check: undefined,
+    }),
+    row({
+      metric: "spawn -> own code runs (part of first sync)",
+      unit: "ms",
+      service: startS,
+      baseline: startB,
+      ratio: ratio(startS, startB),
+      target: CONTEXT,
+      check: undefined,
+    }),
+    sidesRow(
+      "put -> visible in verb, p50",
+      pooled(m, (r) => r.visibleMs),
+      50,
+    ),
+    sidesRow(
+      "put ack -> visible in verb, p99",
+      pooled(m, (r) => r.afterAckMs),
+      99,
+    ),
+    sidesRow(
+      "put -> ack alone, p99 (the floor, each side's rounds)",
+      pooled(m, (r) => r.ackMs),
+      99,
+    ),
     row({
       metric: "echo vs keys + gets (the ceiling of the keys + gets row)",
       unit: "ms",

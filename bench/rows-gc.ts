@@ -31,7 +31,15 @@ export function gcPauseRow(rounds: readonly GcRound[] | undefined): Row {
   if (rounds === undefined) return row({ metric, unit: "ms", service: Number.NaN, target: "<= 10 ms (run with --trace-gc)", check: undefined });
   const service = longest(rounds, "service", "service") ?? Number.NaN;
   const baseline = longest(rounds, "bare", "anchor");
-  return row({ metric, unit: "ms", service, baseline, ratio: baseline ? service / baseline : undefined, target: "<= 10 ms", check: { kind: "atMost", limit: LONG_PAUSE_MS, of: "service" } });
+  return row({
+    metric,
+    unit: "ms",
+    service,
+    baseline,
+    ratio: baseline ? service / baseline : undefined,
+    target: "<= 10 ms",
+    check: { kind: "atMost", limit: LONG_PAUSE_MS, of: "service" },
+  });
 }
 
 /**

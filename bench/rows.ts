@@ -37,8 +37,24 @@ function issue11Rows(m: Measured): Row[] {
       "atLeast",
       0.9,
     ),
-    ratioRow(`needs p50, a new node each request (uncached, ${u.nodes} nodes)`, "ms", percentile(u.service.ms, 50), percentile(u.echo.ms, 50), "<= 1.3x echo", "atMost", 1.3),
-    ratioRow(`needs p99, a new node each request (uncached, ${u.nodes} nodes)`, "ms", percentile(u.service.ms, 99), percentile(u.echo.ms, 99), "<= 2x echo", "atMost", 2),
+    ratioRow(
+      `needs p50, a new node each request (uncached, ${u.nodes} nodes)`,
+      "ms",
+      percentile(u.service.ms, 50),
+      percentile(u.echo.ms, 50),
+      "<= 1.3x echo",
+      "atMost",
+      1.3,
+    ),
+    ratioRow(
+      `needs p99, a new node each request (uncached, ${u.nodes} nodes)`,
+      "ms",
+      percentile(u.service.ms, 99),
+      percentile(u.echo.ms, 99),
+      "<= 2x echo",
+      "atMost",
+      2,
+    ),
     ratioRow(
       `put -> visible in verb, p99 (${thousands(m.putRate)} puts/s)`,
       "ms",
@@ -84,7 +100,15 @@ function heldRows(m: Measured): Row[] {
   return [
     ratioRow("one node's needs, p50 (1 in flight, cached)", "ms", p50S, percentile(c.echo.ms, 50), "<= 1.3x echo", "atMost", 1.3),
     ratioRow("one node's needs, p99 (1 in flight, cached)", "ms", percentile(c.service.ms, 99), percentile(c.echo.ms, 99), "<= 2x echo", "atMost", 2),
-    ratioRow("throughput, 64 in flight, the same node (cached)", "req/s", median(m.throughput.cached.service), median(m.throughput.cached.echo), ">= 0.7x echo", "atLeast", 0.7),
+    ratioRow(
+      "throughput, 64 in flight, the same node (cached)",
+      "req/s",
+      median(m.throughput.cached.service),
+      median(m.throughput.cached.echo),
+      ">= 0.7x echo",
+      "atLeast",
+      0.7,
+    ),
     row({
       metric: "one node's needs vs keys + gets (x faster)",
       unit: "ms",

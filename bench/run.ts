@@ -71,9 +71,20 @@ const USAGE =
   "usage: npm run bench -- [--keys N] [--runs R] [--out FILE] [--quick] [--cpu-prof] [--put-rate P] [--burst N] [--trace-gc] [--service-node-flags F] [--startup-rate W] [--only-startup]";
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 
-
 function parseFlags(argv: readonly string[]): Flags {
-  const f: Flags = { keys: 100_000, runs: 3, out: join(ROOT, "bench-results", `${stamp}.json`), quick: false, cpuProf: false, traceGc: false, serviceNodeFlags: [], putRate: 1000, burst: undefined, startupRate: 500, onlyStartup: false };
+  const f: Flags = {
+    keys: 100_000,
+    runs: 3,
+    out: join(ROOT, "bench-results", `${stamp}.json`),
+    quick: false,
+    cpuProf: false,
+    traceGc: false,
+    serviceNodeFlags: [],
+    putRate: 1000,
+    burst: undefined,
+    startupRate: 500,
+    onlyStartup: false,
+  };
   let keysSet = false;
   let runsSet = false;
   const intArg = (name: string, v: string | undefined, min: number, max: number): number => {
@@ -145,7 +156,16 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
 
   const syncTimeoutMs = 60_000 + flags.keys / 2;
   const startup = (): Promise<StartupResult> =>
-    startupPhase({ nc, serverUrl: server.url, keys: flags.keys, rate: flags.startupRate, timeoutMs: syncTimeoutMs * 3, serviceFlags: flags.serviceNodeFlags, log, rounds: flags.runs });
+    startupPhase({
+      nc,
+      serverUrl: server.url,
+      keys: flags.keys,
+      rate: flags.startupRate,
+      timeoutMs: syncTimeoutMs * 3,
+      serviceFlags: flags.serviceNodeFlags,
+      log,
+      rounds: flags.runs,
+    });
   if (flags.onlyStartup) {
     const started = await startup();
     const rows = startupRows(started);
@@ -186,9 +206,21 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
   const tUncached = await uncachedThroughput(nc, kv, bodies, flags.runs, phase.throughputMs);
   const perSec = (xs: number[]): string => xs.map((x) => x.toFixed(0)).join(", ");
   log(`throughput, cached: service ${perSec(tCached.service)}; echo ${perSec(tCached.echo)} req/s`);
-  log(`throughput, uncached: service ${perSec(tUncached.service)}; echo ${perSec(tUncached.echo)} req/s; cache hits ${tUncached.verb?.cacheHits} of ${tUncached.verb?.requests}`);
+  log(
+    `throughput, uncached: service ${perSec(tUncached.service)}; echo ${perSec(tUncached.echo)} req/s; cache hits ${tUncached.verb?.cacheHits} of ${tUncached.verb?.requests}`,
+  );
 
-  const two = await twoInstances({ nc, kv, serverUrl: server.url, bodies, rounds: flags.runs, durationMs: phase.throughputMs, serviceFlags: flags.serviceNodeFlags, syncTimeoutMs, log });
+  const two = await twoInstances({
+    nc,
+    kv,
+    serverUrl: server.url,
+    bodies,
+    rounds: flags.runs,
+    durationMs: phase.throughputMs,
+    serviceFlags: flags.serviceNodeFlags,
+    syncTimeoutMs,
+    log,
+  });
 
   log(`the client way: keys("${PROBE_NODE}.>") and a get per key, ${phase.clientRuns} runs`);
   const cw = spawnAnchor("client-way.js", [server.url, PROBE_NODE, phase.clientRuns]);
@@ -212,7 +244,18 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
 
   const burst =
     phase.burst > 0
-      ? await burstPhase({ nc, kv, service: sync.service$, keys: flags.keys, count: phase.burst, bodies, traceGc: flags.traceGc, echo: true, timeoutMs: 60_000 + phase.burst * 2, log })
+      ? await burstPhase({
+          nc,
+          kv,
+          service: sync.service$,
+          keys: flags.keys,
+          count: phase.burst,
+          bodies,
+          traceGc: flags.traceGc,
+          echo: true,
+          timeoutMs: 60_000 + phase.burst * 2,
+          log,
+        })
       : undefined;
   // The echo stayed up (idle: one subscription) to be asked alongside the service around the burst.
   await echo.stop();
@@ -239,7 +282,19 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
   const rows = buildRows(measured);
   const table = markdownTable(rows);
   process.stdout.write(`\n${machineLines(m, flags.keys, flags.runs)}\n\n${table}\n\n`);
-  writeJson(flags.out, resultsJson({ machine: m, config: { ...flags, phase }, load, answer: { node: PROBE_NODE, entries: answer.entries.length, bytes: answerBytes }, measured, rows, table, phases }));
+  writeJson(
+    flags.out,
+    resultsJson({
+      machine: m,
+      config: { ...flags, phase },
+      load,
+      answer: { node: PROBE_NODE, entries: answer.entries.length, bytes: answerBytes },
+      measured,
+      rows,
+      table,
+      phases,
+    }),
+  );
   log(`results written to ${flags.out}${flags.cpuProf ? `; CPU profiles in ${profDir}` : ""}`);
 }
 

@@ -34,5 +34,10 @@ if (!(windowMinutes > 0) || !(tolerance >= 0) || !Array.isArray(run.samples) || 
 const judged = { windowMs: windowMinutes * 60_000, toleranceMiBPerHour: tolerance };
 const last = run.samples[run.samples.length - 1];
 const minutes = last ? Math.round(last.atMs / 6_000) / 10 : 0;
-const lines = verdictLines(floorVerdict(run.samples, judged), floorVerdict(heldSamples(run.minutes), judged, "RSS less V8's free heap"), minutes, JUDGE_FROM_MINUTES);
+const lines = verdictLines(
+  floorVerdict(run.samples, judged),
+  floorVerdict(heldSamples(run.minutes), judged, "RSS less V8's free heap"),
+  minutes,
+  JUDGE_FROM_MINUTES,
+);
 process.stdout.write(`${lines.join("\n")}\n`);

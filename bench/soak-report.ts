@@ -39,7 +39,17 @@ export function minuteLine(r: MinuteRow): string {
 const COLUMNS = ["minute", "RSS MiB", "least RSS MiB", "heap MiB", "heap reserved MiB", "external MiB", "updates", "asks", "failed"] as const;
 
 export function minuteTable(rows: readonly MinuteRow[]): string {
-  const cells = rows.map((r) => [String(r.minute), fmt(r.rssMiB), fmt(r.rssMinMiB), fmt(r.heapUsedMiB), fmt(r.heapTotalMiB), fmt(r.externalMiB), String(r.updates), String(r.asks), String(r.failed)]);
+  const cells = rows.map((r) => [
+    String(r.minute),
+    fmt(r.rssMiB),
+    fmt(r.rssMinMiB),
+    fmt(r.heapUsedMiB),
+    fmt(r.heapTotalMiB),
+    fmt(r.externalMiB),
+    String(r.updates),
+    String(r.asks),
+    String(r.failed),
+  ]);
   const widths = COLUMNS.map((c, i) => Math.max(c.length, ...cells.map((row) => row[i]!.length)));
   const line = (row: readonly string[]): string => `| ${row.map((c, i) => c.padStart(widths[i]!)).join(" | ")} |`;
   return [line(COLUMNS), `|${widths.map((w) => "-".repeat(w + 1) + ":").join("|")}|`, ...cells.map(line)].join("\n");
@@ -52,6 +62,9 @@ export function verdictLines(rss: FloorVerdict, held: FloorVerdict, minutes: num
   if (rss.floors.length) lines.push(`floors (minute: least RSS MiB): ${floors(rss)}`);
   lines.push(`held apart from V8's free heap: ${held.text}`);
   if (held.floors.length) lines.push(`floors (minute: least RSS less free heap, MiB): ${floors(held)}`);
-  if (minutes < shortOfMinutes) lines.push(`note: a ${minutes}-minute run; its slope per hour is extrapolated from minutes and says little (run ${shortOfMinutes} minutes or more to judge)`);
+  if (minutes < shortOfMinutes)
+    lines.push(
+      `note: a ${minutes}-minute run; its slope per hour is extrapolated from minutes and says little (run ${shortOfMinutes} minutes or more to judge)`,
+    );
   return lines;
 }

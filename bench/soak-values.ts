@@ -11,7 +11,8 @@ const INDEX_DIGITS = 7;
 const SALT_DIGITS = 12;
 const fixed = (n: number, digits: number): string => String(n % 10 ** digits).padStart(digits, "0");
 
-const head = (i: number, salt: number): string => `{"default":"value-${fixed(i, INDEX_DIGITS)}","rev":"${fixed(salt, SALT_DIGITS)}","note":"set by the soak","pad":"`;
+const head = (i: number, salt: number): string =>
+  `{"default":"value-${fixed(i, INDEX_DIGITS)}","rev":"${fixed(salt, SALT_DIGITS)}","note":"set by the soak","pad":"`;
 const TAIL = `"}`;
 
 /** The smallest size a value can have: the fields with no padding. */

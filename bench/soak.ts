@@ -63,7 +63,6 @@ const USAGE = `usage: npm run soak -- [--minutes M] [--keys N] [--rate P] [--ask
   --out FILE          the JSON (default bench-results/soak-<stamp>.json)
   --serve-args "A B"  more flags for the service's serve, split on spaces (e.g. "--heap-growing 0")`;
 
-
 interface Flags {
   minutes: number;
   keys: number;
@@ -86,7 +85,10 @@ function parseFlags(argv: string[]): Flags {
     ({ values } = parseArgs({
       args: argv,
       options: Object.fromEntries(
-        ["minutes", "keys", "rate", "ask-rate", "value-bytes", "window-minutes", "tolerance", "server", "out", "serve-args"].map((k) => [k, { type: "string" as const }]),
+        ["minutes", "keys", "rate", "ask-rate", "value-bytes", "window-minutes", "tolerance", "server", "out", "serve-args"].map((k) => [
+          k,
+          { type: "string" as const },
+        ]),
       ),
       strict: true,
       allowPositionals: false,
@@ -168,7 +170,18 @@ async function main(f: Flags, st: State): Promise<void> {
   const total = Math.ceil(durationMs / SAMPLE_MS);
   const failed = (): number => asker.counts.failed + writer.progress.errors;
   const snapshot = (complete: boolean, extra: Record<string, unknown> = {}): void =>
-    writeJson(f.out, { complete, machine: m, config: { ...f, sampleMs: SAMPLE_MS }, load, service: { pid: svc.child.pid, syncMs: svc.syncMs, rssAfterSync: svc.rssAfterSync }, ownNodes: asker.ownNodes, minutes: rows, samples, phases, ...extra });
+    writeJson(f.out, {
+      complete,
+      machine: m,
+      config: { ...f, sampleMs: SAMPLE_MS },
+      load,
+      service: { pid: svc.child.pid, syncMs: svc.syncMs, rssAfterSync: svc.rssAfterSync },
+      ownNodes: asker.ownNodes,
+      minutes: rows,
+      samples,
+      phases,
+      ...extra,
+    });
 
   let minuteLeast = Number.POSITIVE_INFINITY;
   /** A row for the samples since the last one: at each minute's end, and for the part-minute of a run ended early. */
@@ -234,7 +247,14 @@ async function main(f: Flags, st: State): Promise<void> {
     "",
   ];
   process.stdout.write(out.join("\n") + "\n");
-  snapshot(true, { service: { pid: svc.child.pid, syncMs: svc.syncMs, rssAfterSync: svc.rssAfterSync, rssAtEnd: end.rss, peakRss: end.hwm }, writer: writes, asks, verdict, heldVerdict, died });
+  snapshot(true, {
+    service: { pid: svc.child.pid, syncMs: svc.syncMs, rssAfterSync: svc.rssAfterSync, rssAtEnd: end.rss, peakRss: end.hwm },
+    writer: writes,
+    asks,
+    verdict,
+    heldVerdict,
+    died,
+  });
   log(`samples written to ${f.out}`);
   if (died) throw new Error(died);
 }

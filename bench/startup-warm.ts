@@ -74,7 +74,9 @@ function needsWritten(child: Child, timeoutMs: number): Promise<{ bytes: number;
     "stderr",
     (l) => {
       const o = jsonLine(l);
-      return o?.["msg"] === WROTE_MSG && o["checkpoint"] === "needs" ? { bytes: Number(o["bytes"]), ms: Number(o["ms"]), revision: Number(o["revision"]) } : undefined;
+      return o?.["msg"] === WROTE_MSG && o["checkpoint"] === "needs"
+        ? { bytes: Number(o["bytes"]), ms: Number(o["ms"]), revision: Number(o["revision"]) }
+        : undefined;
     },
     timeoutMs,
     `the log line "${WROTE_MSG}" of needs`,
@@ -110,7 +112,9 @@ export async function warmStart(o: WarmOptions): Promise<WarmStart> {
     const during = await askUntil(o.nc, o.keys, written);
     checkpoint = await written;
     asks = { before, during };
-    o.log(`start-up from a checkpoint: needs' checkpoint ${checkpoint.bytes} bytes in ${checkpoint.ms} ms; asks during it: p99 ${percentile(during, 99).toFixed(1)} ms, max ${Math.max(...during).toFixed(1)} ms`);
+    o.log(
+      `start-up from a checkpoint: needs' checkpoint ${checkpoint.bytes} bytes in ${checkpoint.ms} ms; asks during it: p99 ${percentile(during, 99).toFixed(1)} ms, max ${Math.max(...during).toFixed(1)} ms`,
+    );
   } finally {
     await holder.stop(HOLDER_STOP_MS);
   }

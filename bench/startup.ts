@@ -196,7 +196,9 @@ async function startupRound(o: StartupOptions): Promise<StartupRound> {
     }
     for (const s of last) {
       if ((s.needs?.revision ?? 0) < final.last_seq || s.needs?.entries !== final.messages) {
-        lost.push(`${s.id}: needs at revision ${s.needs?.revision} with ${s.needs?.entries} entries; the stream at ${final.last_seq} with ${final.messages} keys`);
+        lost.push(
+          `${s.id}: needs at revision ${s.needs?.revision} with ${s.needs?.entries} entries; the stream at ${final.last_seq} with ${final.messages} keys`,
+        );
       }
     }
     if (last.length < 3) lost.push(`only ${last.length} of 3 instances answered $SRV.STATS`);

@@ -11,7 +11,12 @@ import { jsonBody } from "./measure.js";
  * Ask the witness nodes' needs `asks` times round the queue group with
  * `minRevision`, and compare each answer with the bucket: what differs, described.
  */
-export async function askWitnesses(nc: NatsConnection, truth: ReadonlyMap<string, ReadonlyMap<string, string>>, minRevision: number, asks: number): Promise<string[]> {
+export async function askWitnesses(
+  nc: NatsConnection,
+  truth: ReadonlyMap<string, ReadonlyMap<string, string>>,
+  minRevision: number,
+  asks: number,
+): Promise<string[]> {
   const witnesses = [...truth.keys()];
   const wrong: string[] = [];
   for (let a = 0; a < asks; a++) {

@@ -48,7 +48,8 @@ export class Ledger {
  */
 export function outcomeOfError(err: unknown): "failed" | "indeterminate" {
   const msg = String((err as Error)?.message ?? err);
-  if (/no responders|\b503\b|jetstream is not enabled|maximum|exceed|too large|wrong last sequence|insufficient resources|stream not found/i.test(msg)) return "failed";
+  if (/no responders|\b503\b|jetstream is not enabled|maximum|exceed|too large|wrong last sequence|insufficient resources|stream not found/i.test(msg))
+    return "failed";
   return "indeterminate";
 }
 

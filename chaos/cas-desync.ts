@@ -53,7 +53,10 @@ async function plainRounds(kv: KV, stop: () => boolean): Promise<void> {
 
 async function leaderOf(jsm: JetStreamManager, stream: string): Promise<string | undefined> {
   for (let t = 0; t < 100; t++) {
-    const leader = await jsm.streams.info(stream).then((si) => si.cluster?.leader, () => undefined);
+    const leader = await jsm.streams.info(stream).then(
+      (si) => si.cluster?.leader,
+      () => undefined,
+    );
     if (leader) return leader;
     await sleep(200);
   }

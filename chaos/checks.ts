@@ -83,17 +83,22 @@ export function checkNothingLost(r: RunRecord, knownKinds: ReadonlySet<string>):
         const s = seen.get(key);
         if (!s) v.push(`instance ${inst.slot} (${inst.instance}), ${what}: ${key} is missing (the bucket holds ${e.token} at revision ${e.revision})`);
         else if (s.revision !== e.revision || s.token !== e.token) {
-          v.push(`instance ${inst.slot} (${inst.instance}), ${what}: ${key} is ${s.token} at revision ${s.revision}; the bucket holds ${e.token} at revision ${e.revision}`);
+          v.push(
+            `instance ${inst.slot} (${inst.instance}), ${what}: ${key} is ${s.token} at revision ${s.revision}; the bucket holds ${e.token} at revision ${e.revision}`,
+          );
         }
       }
-      for (const [key, s] of seen) if (!inBucket.has(key)) v.push(`instance ${inst.slot} (${inst.instance}), ${what}: ${key} (${s.token} at revision ${s.revision}) is not in the bucket`);
+      for (const [key, s] of seen)
+        if (!inBucket.has(key)) v.push(`instance ${inst.slot} (${inst.instance}), ${what}: ${key} (${s.token} at revision ${s.revision}) is not in the bucket`);
       const theirs = new Set(mine.outOfShape);
       for (const k of oos) if (!theirs.has(k)) v.push(`instance ${inst.slot} (${inst.instance}), ${what}: the key out of shape ${k} is not listed`);
-      for (const k of theirs) if (!oos.has(k)) v.push(`instance ${inst.slot} (${inst.instance}), ${what}: lists ${k} out of shape, but the bucket has no such key out of shape`);
+      for (const k of theirs)
+        if (!oos.has(k)) v.push(`instance ${inst.slot} (${inst.instance}), ${what}: lists ${k} out of shape, but the bucket has no such key out of shape`);
     }
   }
   for (const slot of new Set(r.processes.map((p) => p.slot))) {
-    if (!r.instances.some((i) => i.slot === slot)) v.push(`instance ${slot}: no dump of its projections at the end (it was not running or did not answer SIGUSR2)`);
+    if (!r.instances.some((i) => i.slot === slot))
+      v.push(`instance ${slot}: no dump of its projections at the end (it was not running or did not answer SIGUSR2)`);
   }
   const indeterminate = r.writes.filter((w) => w.outcome === "indeterminate").length;
   return result(
@@ -121,7 +126,8 @@ export function checkRegistry(r: RunRecord, table: ReadonlyMap<string, unknown>)
             /* compared as the text */
           }
         }
-        if (!isDeepStrictEqual(parsed, want)) v.push(`${where}: kind ${kind} is ${typeof got === "string" ? got : JSON.stringify(got)}, the table says ${JSON.stringify(want)}`);
+        if (!isDeepStrictEqual(parsed, want))
+          v.push(`${where}: kind ${kind} is ${typeof got === "string" ? got : JSON.stringify(got)}, the table says ${JSON.stringify(want)}`);
       }
     }
     for (const k of have.keys()) if (!table.has(k)) v.push(`${where}: kind ${k} is not in the table`);
@@ -187,7 +193,8 @@ export function checkReplies(r: RunRecord): CheckResult {
     for (const key of keys) {
       if (!inShape(q.what!, key, new Set())) continue;
       const problem = judgeKey(key, ops.get(`${q.what}/${key}`), shown.get(key), rev);
-      if (problem) v.push(`${at} (${q.what} of ${q.node}${q.minRevision !== undefined ? `, minRevision ${q.minRevision}` : ""}, answered at revision ${rev}): ${problem}`);
+      if (problem)
+        v.push(`${at} (${q.what} of ${q.node}${q.minRevision !== undefined ? `, minRevision ${q.minRevision}` : ""}, answered at revision ${rev}): ${problem}`);
     }
   }
   return result("4. verb replies", v, `${ok} replies of 200 judged key by key; ${unanswered} requests unanswered (timeout or no responders), counted apart`);
@@ -199,7 +206,8 @@ function entriesEqual(where: string, want: readonly SeenEntry[], got: readonly S
   for (const [k, e] of w) {
     const x = g.get(k);
     if (!x) v.push(`${where}: ${k} is missing (the bucket holds revision ${e.revision})`);
-    else if (x.revision !== e.revision || x.token !== e.token) v.push(`${where}: ${k} is at revision ${x.revision} (${x.token}); the bucket holds revision ${e.revision} (${e.token})`);
+    else if (x.revision !== e.revision || x.token !== e.token)
+      v.push(`${where}: ${k} is at revision ${x.revision} (${x.token}); the bucket holds revision ${e.revision} (${e.token})`);
   }
   for (const [k, x] of g) if (!w.has(k)) v.push(`${where}: ${k} (revision ${x.revision}) is not in the bucket`);
 }
@@ -246,12 +254,19 @@ export function checkFlood(r: RunRecord): CheckResult {
   if (flood.length === 0) return { name, status: "not available", summary: "no flood in this run", violations: [] };
   if (!r.meta.floodFeature) {
     const seen = named.length > 0 ? `; ${named.length} log lines named it anyway` : "";
-    return { name, status: "not available", summary: `the service has no flood detection yet (serve --help lists no --bucket-max-bytes); ${wrote}${seen}`, violations: [] };
+    return {
+      name,
+      status: "not available",
+      summary: `the service has no flood detection yet (serve --help lists no --bucket-max-bytes); ${wrote}${seen}`,
+      violations: [],
+    };
   }
   const v = named.length > 0 ? [] : [`no instance logged "a node is flooding its keys" naming ${r.meta.floodNode} (${wrote})`];
   const limit = r.meta.maxValueBytes;
   if (limit !== undefined) {
-    for (const w of flood) if ((w.bytes ?? 0) > limit && w.outcome === "ack") v.push(`write #${w.id} of ${w.bytes} bytes, over --max-value-bytes ${limit}, was stored at seq ${w.seq}`);
+    for (const w of flood)
+      if ((w.bytes ?? 0) > limit && w.outcome === "ack")
+        v.push(`write #${w.id} of ${w.bytes} bytes, over --max-value-bytes ${limit}, was stored at seq ${w.seq}`);
   }
   return result(name, v, `${named.length} log lines named ${r.meta.floodNode}; ${wrote}`);
 }

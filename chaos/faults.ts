@@ -230,15 +230,19 @@ export class Injector {
     }
     const at = this.d.history.now();
     rec.detail = { writes: done };
-    const repaired = await waitFor(async () => {
-      const b = await this.d.observer.readBucket("registry");
-      if (b.entries.length !== this.d.registryTable.size) return undefined;
-      for (const e of b.entries) {
-        const want = this.d.registryTable.get(e.key);
-        if (want === undefined || !sameJson(e.value, want)) return undefined;
-      }
-      return true;
-    }, 60_000, 250);
+    const repaired = await waitFor(
+      async () => {
+        const b = await this.d.observer.readBucket("registry");
+        if (b.entries.length !== this.d.registryTable.size) return undefined;
+        for (const e of b.entries) {
+          const want = this.d.registryTable.get(e.key);
+          if (want === undefined || !sameJson(e.value, want)) return undefined;
+        }
+        return true;
+      },
+      60_000,
+      250,
+    );
     rec.detail = { writes: done, ...(repaired ? { repairedMs: this.d.history.now() - at } : { repaired: false }) };
   }
 

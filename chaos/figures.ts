@@ -91,7 +91,9 @@ export function figures(h: FigureInput): Figures {
   const slots = [...new Set(h.processes.map((p) => p.slot))].sort();
   const from = h.meta.chaosStartedAt ?? 0;
   const to = h.meta.quietEndedAt ?? Math.max(from, ...h.availability.map((a) => a.at));
-  const byKind = Object.fromEntries(FAULT_KINDS.map((k) => [k, { planned: 0, injected: 0, skipped: 0, recoveryMs: [] as number[], neverRecovered: 0 }])) as Record<FaultKind, KindFigures>;
+  const byKind = Object.fromEntries(
+    FAULT_KINDS.map((k) => [k, { planned: 0, injected: 0, skipped: 0, recoveryMs: [] as number[], neverRecovered: 0 }]),
+  ) as Record<FaultKind, KindFigures>;
   for (const f of h.meta.plan) byKind[f.kind].planned++;
   const recovery: Figures["recovery"] = [];
   for (const f of h.faults) {

@@ -57,7 +57,11 @@ async function notQuiet(instances: Instances, observer: Observer, followers: rea
   const buckets = await readAllBuckets(observer);
   for (const f of followers) {
     const final = f.final();
-    const diff = followerDifferences(final, buckets.find((b) => b.what === final.what), known);
+    const diff = followerDifferences(
+      final,
+      buckets.find((b) => b.what === final.what),
+      known,
+    );
     if (diff.length > 0) why.push(`${diff.length} differences: ${diff[0]}`);
   }
   return why;

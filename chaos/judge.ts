@@ -35,7 +35,8 @@ export function indexWrites(writes: readonly WriteOp[]): Map<string, KeyOps> {
 
 const EMPTY: KeyOps = { acked: [], byToken: new Map(), indeterminateDelete: false };
 
-const describe = (w: WriteOp): string => `write #${w.id} (${w.op}${w.token ? ` ${w.token}` : ""}, ${w.outcome}${w.seq !== undefined ? ` at seq ${w.seq}` : ""}, sent at ${w.sentAt} ms)`;
+const describe = (w: WriteOp): string =>
+  `write #${w.id} (${w.op}${w.token ? ` ${w.token}` : ""}, ${w.outcome}${w.seq !== undefined ? ` at seq ${w.seq}` : ""}, sent at ${w.sentAt} ms)`;
 
 /** Undefined when `actual` is allowed; otherwise what is wrong. */
 export function judgeKey(key: string, ops: KeyOps | undefined, actual: SeenEntry | undefined, upTo?: number): string | undefined {

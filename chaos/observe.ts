@@ -96,7 +96,14 @@ export class Observer {
     this.registrySeen.add(seq);
     const writer = h?.get(WRITER_HEADER) || undefined;
     const tamper = h?.get(TAMPER_HEADER) ? true : undefined;
-    const rec = { seq, at: this.history.fromEpoch(atMs), kind: subject.slice(`$KV.${BUCKETS.registry}.`.length), op: h?.get("KV-Operation") || "PUT", ...(writer ? { writer } : {}), ...(tamper ? { tamper } : {}) };
+    const rec = {
+      seq,
+      at: this.history.fromEpoch(atMs),
+      kind: subject.slice(`$KV.${BUCKETS.registry}.`.length),
+      op: h?.get("KV-Operation") || "PUT",
+      ...(writer ? { writer } : {}),
+      ...(tamper ? { tamper } : {}),
+    };
     const list = this.history.registry;
     let i = list.length;
     while (i > 0 && list[i - 1]!.seq > seq) i--;

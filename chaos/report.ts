@@ -10,7 +10,11 @@ const secs = (ms: number | undefined): string => (ms === undefined ? "never" : `
 
 function table(head: string[], rows: string[][]): string {
   const widths = head.map((h, i) => Math.max(h.length, ...rows.map((r) => (r[i] ?? "").length)));
-  const line = (cells: string[]): string => cells.map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!))).join("  ").trimEnd();
+  const line = (cells: string[]): string =>
+    cells
+      .map((c, i) => (i === 0 ? c.padEnd(widths[i]!) : c.padStart(widths[i]!)))
+      .join("  ")
+      .trimEnd();
   return [line(head), line(widths.map((w) => "-".repeat(w))), ...rows.map(line)].join("\n");
 }
 
@@ -36,7 +40,9 @@ export interface ReportHead {
 
 export function renderSummary(head: ReportHead, f: Figures, checks: readonly CheckResult[]): string {
   const parts: string[] = [];
-  parts.push(`chaos run: seed ${head.seed}, ${head.minutes} min of faults, ${secs(head.elapsedMs)} in all (replay: npm run chaos -- --minutes ${head.minutes} --seed ${head.seed})`);
+  parts.push(
+    `chaos run: seed ${head.seed}, ${head.minutes} min of faults, ${secs(head.elapsedMs)} in all (replay: npm run chaos -- --minutes ${head.minutes} --seed ${head.seed})`,
+  );
   parts.push(
     table(
       ["fault", "planned", "injected", "skipped", "recovery min / median / max"],
@@ -53,8 +59,12 @@ export function renderSummary(head: ReportHead, f: Figures, checks: readonly Che
       `(${w.inShape} by the node writers, ${w.outOfShape} out of shape, ${w.flood} by the flooding node)`,
   );
   const r = f.reads;
-  parts.push(`reads: ${r.total} asked (${r.withMinRevision} with minRevision): ${statuses(r.byStatus)}; malformed: ${r.malformed} sent: ${statuses(r.malformedByStatus)}`);
-  parts.push(`takeovers: ${f.takeovers} changes of the seat's holder; after kill -9 of the holder, a standby held the seat in ${f.takeoverMs.map((m) => secs(m)).join(", ") || "-"}`);
+  parts.push(
+    `reads: ${r.total} asked (${r.withMinRevision} with minRevision): ${statuses(r.byStatus)}; malformed: ${r.malformed} sent: ${statuses(r.malformedByStatus)}`,
+  );
+  parts.push(
+    `takeovers: ${f.takeovers} changes of the seat's holder; after kill -9 of the holder, a standby held the seat in ${f.takeoverMs.map((m) => secs(m)).join(", ") || "-"}`,
+  );
   parts.push(`registry drift: repaired by the holder in ${f.driftRepairMs.map((m) => secs(m)).join(", ") || "-"}`);
   parts.push(
     table(

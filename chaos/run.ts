@@ -76,7 +76,8 @@ function flags(argv: string[]): Flags {
   const num = (v: string | undefined, dflt: number, what: string, ok: (n: number) => boolean): number => {
     if (v === undefined) return dflt;
     const n = Number(v);
-    if (!Number.isFinite(n) || !ok(n)) throw new Error(`${what} must be ${what === "--seed" ? "an integer from 0 to 4294967295" : "a positive number"}, got ${v}`);
+    if (!Number.isFinite(n) || !ok(n))
+      throw new Error(`${what} must be ${what === "--seed" ? "an integer from 0 to 4294967295" : "a positive number"}, got ${v}`);
     return n;
   };
   const minutes = num(values.minutes, 3, "--minutes", (n) => n > 0);
@@ -189,13 +190,25 @@ async function main(): Promise<number> {
     followers.push(new Follower({ name: "registry", user: c.provider.user, what: "registry", scope: "needs" }, followNc, now));
     for (const [i, n] of NODES.entries()) {
       const what = NODE_BUCKETS[i % NODE_BUCKETS.length]!;
-      followers.push(new Follower({ name: `${n}-${what}`, user: c.node(n).user, what, node: n, scope: { node: n } }, await connect(c.node(n), `follower-${n}`), now));
+      followers.push(
+        new Follower({ name: `${n}-${what}`, user: c.node(n).user, what, node: n, scope: { node: n } }, await connect(c.node(n), `follower-${n}`), now),
+      );
     }
     for (const x of followers) x.start();
     for (const w of writers.values()) w.start();
     for (const r of readers) r.start();
 
-    const injector = new Injector({ history, cluster: c, instances: inst, observer: obs, writers, floodWriter, verbNc: readersNc, rng, registryTable: table, floodValueBytes: 1024,
+    const injector = new Injector({
+      history,
+      cluster: c,
+      instances: inst,
+      observer: obs,
+      writers,
+      floodWriter,
+      verbNc: readersNc,
+      rng,
+      registryTable: table,
+      floodValueBytes: 1024,
       ...(floodFeature ? { oversizeBytes: 20 * 1024 } : {}),
     });
     history.meta.chaosStartedAt = history.now();

@@ -63,8 +63,21 @@ export type ConnectionFlags = Partial<
 export type ServeFlags = ConnectionFlags &
   Partial<
     Record<
-      | "registryInterval" | "seatTtl" | "replicas" | "http" | "httpToken" | "maxWait" | "driftDelay" | "logLevel" | "heapGrowing"
-      | "maxValueBytes" | "bucketMaxBytes" | "floodKeys" | "floodBytes" | "checkpointEvery" | "checkpointMaxBytes",
+      | "registryInterval"
+      | "seatTtl"
+      | "replicas"
+      | "http"
+      | "httpToken"
+      | "maxWait"
+      | "driftDelay"
+      | "logLevel"
+      | "heapGrowing"
+      | "maxValueBytes"
+      | "bucketMaxBytes"
+      | "floodKeys"
+      | "floodBytes"
+      | "checkpointEvery"
+      | "checkpointMaxBytes",
       string
     >
   >;
@@ -82,13 +95,12 @@ function pick(flag: string | undefined, env: Env, name: string): string | undefi
  * the command runs under (query, dump and verify: COMMAND_ROLE's), so the
  * grant `permissions` prints works with no extra flag.
  */
-export function connectionConfig(
-  flags: ConnectionFlags,
-  env: Env = process.env,
-  defaultInboxPrefix: string = inboxPrefix(COMMAND_ROLE),
-): ConnectionConfig {
+export function connectionConfig(flags: ConnectionFlags, env: Env = process.env, defaultInboxPrefix: string = inboxPrefix(COMMAND_ROLE)): ConnectionConfig {
   const url = pick(flags.server, env, "NATS_URL") ?? CONNECTION_DEFAULTS.server;
-  const servers = url.split(",").map((s) => s.trim()).filter((s) => s.length > 0);
+  const servers = url
+    .split(",")
+    .map((s) => s.trim())
+    .filter((s) => s.length > 0);
   for (const s of servers) {
     if (!/^(nats|tls|ws|wss):\/\/[^\s]+$|^[^\s/:]+(:\d+)?$/.test(s)) {
       throw new Failure("CONFIG", `--server "${s}" is not a NATS URL: write nats://HOST:PORT (several separated by commas)`);

@@ -6,13 +6,7 @@
 import { readFileSync } from "node:fs";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { connect } from "@nats-io/transport-node";
-import {
-  credsAuthenticator,
-  nkeyAuthenticator,
-  type Authenticator,
-  type ConnectionOptions,
-  type NatsConnection,
-} from "@nats-io/nats-core";
+import { credsAuthenticator, nkeyAuthenticator, type Authenticator, type ConnectionOptions, type NatsConnection } from "@nats-io/nats-core";
 import type { ConnectionConfig } from "./config.js";
 import { noteViolation } from "./permissions/violation.js";
 import { Failure, wrapFailure } from "./failure.js";

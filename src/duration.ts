@@ -15,10 +15,7 @@ export function parseDuration(text: string, what = "duration"): number {
   }
   total = Math.round(total);
   if (s.length === 0 || consumed !== s.length || !Number.isFinite(total) || total <= 0) {
-    throw new Failure(
-      "CONFIG",
-      `${what} "${text}" is not a duration: write a positive number with a unit, such as 500ms, 3s, 2m or 1h`,
-    );
+    throw new Failure("CONFIG", `${what} "${text}" is not a duration: write a positive number with a unit, such as 500ms, 3s, 2m or 1h`);
   }
   return total;
 }

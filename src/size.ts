@@ -25,7 +25,11 @@ export function parseSize(text: string, what = "size"): number {
 }
 
 export function formatSize(bytes: number): string {
-  for (const [unit, n] of [["GiB", 1024 ** 3], ["MiB", 1024 ** 2], ["KiB", 1024]] as const) {
+  for (const [unit, n] of [
+    ["GiB", 1024 ** 3],
+    ["MiB", 1024 ** 2],
+    ["KiB", 1024],
+  ] as const) {
     if (bytes >= n && bytes % n === 0) return `${bytes / n}${unit}`;
   }
   return `${bytes}B`;

@@ -37,7 +37,10 @@ export class NoAnswerError extends ClientError {
     readonly subject: string,
     cause: unknown,
   ) {
-    super(`no answer from ${subject} (is mesh-provisioner serve running, and may this user ask it?): ${cause instanceof Error ? cause.message : String(cause)}`, { cause });
+    super(
+      `no answer from ${subject} (is mesh-provisioner serve running, and may this user ask it?): ${cause instanceof Error ? cause.message : String(cause)}`,
+      { cause },
+    );
     this.name = "NoAnswerError";
   }
 }

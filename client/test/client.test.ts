@@ -7,59 +7,67 @@ import { appliedKey, collectKey, decodeCollection, encodeCollection, needsKey } 
 import type { AnyEntry, FeedEvent } from "../src/protocol/messages.js";
 
 const KEYS = ["a", "b", "c", "d", "e", "f"].map((k) => `n1.web.config.${k}`);
-const entry = (key: string, value: number, revision: number): AnyEntry => ({ key, value, revision, node: "n1", module: "web", kind: "config", name: key.slice(-1) });
+const entry = (key: string, value: number, revision: number): AnyEntry => ({
+  key,
+  value,
+  revision,
+  node: "n1",
+  module: "web",
+  kind: "config",
+  name: key.slice(-1),
+});
 
 describe("a watch's view", () => {
-  test(
-    "property: a snapshot of pages answered at different revisions, then the feed's events (some held while it was taken), ends equal to the bucket",
-    () => {
-      fc.assert(
-        fc.property(
-          // The writes: key index and a value, or a delete; revision = position + 1.
-          fc.array(fc.tuple(fc.integer({ min: 0, max: KEYS.length - 1 }), fc.option(fc.integer({ min: 0, max: 99 }), { freq: 3 })), { minLength: 1, maxLength: 60 }),
-          fc.array(fc.nat(), { minLength: 1, maxLength: 4 }),
-          fc.nat(),
-          fc.nat(),
-          (writes, pageCuts, subscribeAt, heldUntil) => {
-            const n = writes.length;
-            const stateAt = (rev: number): Map<string, AnyEntry> => {
-              const m = new Map<string, AnyEntry>();
-              writes.slice(0, rev).forEach(([k, v], i) => {
-                const key = KEYS[k] as string;
-                if (v === null) m.delete(key);
-                else m.set(key, entry(key, v, i + 1));
-              });
-              return m;
-            };
-            // The client subscribes at s, then pages are answered at s <= r1 <= r2 <= ... <= n.
-            const s = subscribeAt % (n + 1);
-            const revs = pageCuts.map((c) => s + (c % (n - s + 1))).sort((a, b) => a - b);
-            const ranges = revs.map((_, i) => KEYS.filter((_, k) => k % revs.length === i));
-            const entries: AnyEntry[] = [];
-            revs.forEach((r, i) => {
-              for (const [key, e] of stateAt(r)) if ((ranges[i] as string[]).includes(key)) entries.push(e);
-            });
-            const events: FeedEvent[] = writes.slice(s).map(([k, v], i) => {
+  test("property: a snapshot of pages answered at different revisions, then the feed's events (some held while it was taken), ends equal to the bucket", () => {
+    fc.assert(
+      fc.property(
+        // The writes: key index and a value, or a delete; revision = position + 1.
+        fc.array(fc.tuple(fc.integer({ min: 0, max: KEYS.length - 1 }), fc.option(fc.integer({ min: 0, max: 99 }), { freq: 3 })), {
+          minLength: 1,
+          maxLength: 60,
+        }),
+        fc.array(fc.nat(), { minLength: 1, maxLength: 4 }),
+        fc.nat(),
+        fc.nat(),
+        (writes, pageCuts, subscribeAt, heldUntil) => {
+          const n = writes.length;
+          const stateAt = (rev: number): Map<string, AnyEntry> => {
+            const m = new Map<string, AnyEntry>();
+            writes.slice(0, rev).forEach(([k, v], i) => {
               const key = KEYS[k] as string;
-              const revision = s + i + 1;
-              return v === null ? { what: "needs", op: "delete", key, revision } : { what: "needs", op: "put", key, revision, entry: entry(key, v, revision) };
+              if (v === null) m.delete(key);
+              else m.set(key, entry(key, v, i + 1));
             });
-            const held = heldUntil % (events.length + 1);
-            const view = new ViewState();
-            view.beginSnapshot();
-            for (const ev of events.slice(0, held)) view.apply(ev);
-            view.endSnapshot({ what: "needs", revision: Math.max(...revs), entries, outOfShape: [] }, Math.min(...revs));
-            for (const ev of events.slice(held)) view.apply(ev);
-            const got = view.view();
-            assert.deepEqual([...got.entries.entries()].sort(), [...stateAt(n).entries()].sort());
-            assert.equal(got.synced, true);
-            assert.equal(got.revision, Math.max(n, ...revs));
-          },
-        ),
-        { numRuns: 500 },
-      );
-    },
-  );
+            return m;
+          };
+          // The client subscribes at s, then pages are answered at s <= r1 <= r2 <= ... <= n.
+          const s = subscribeAt % (n + 1);
+          const revs = pageCuts.map((c) => s + (c % (n - s + 1))).sort((a, b) => a - b);
+          const ranges = revs.map((_, i) => KEYS.filter((_, k) => k % revs.length === i));
+          const entries: AnyEntry[] = [];
+          revs.forEach((r, i) => {
+            for (const [key, e] of stateAt(r)) if ((ranges[i] as string[]).includes(key)) entries.push(e);
+          });
+          const events: FeedEvent[] = writes.slice(s).map(([k, v], i) => {
+            const key = KEYS[k] as string;
+            const revision = s + i + 1;
+            return v === null ? { what: "needs", op: "delete", key, revision } : { what: "needs", op: "put", key, revision, entry: entry(key, v, revision) };
+          });
+          const held = heldUntil % (events.length + 1);
+          const view = new ViewState();
+          view.beginSnapshot();
+          for (const ev of events.slice(0, held)) view.apply(ev);
+          view.endSnapshot({ what: "needs", revision: Math.max(...revs), entries, outOfShape: [] }, Math.min(...revs));
+          for (const ev of events.slice(held)) view.apply(ev);
+          const got = view.view();
+          assert.deepEqual([...got.entries.entries()].sort(), [...stateAt(n).entries()].sort());
+          assert.equal(got.synced, true);
+          assert.equal(got.revision, Math.max(n, ...revs));
+        },
+      ),
+      { numRuns: 500 },
+    );
+  });
 
   test("it is not synced while a snapshot is taken, and events meanwhile wait for it", () => {
     const view = new ViewState();
@@ -129,7 +137,16 @@ describe("a node's keys", () => {
 
 test("a view once handed out never changes: the next change copies the maps first", () => {
   const state = new ViewState("needs");
-  const entry = (key: string, revision: number) => ({ key, node: "n1", module: "web", kind: "config", name: key.split(".")[3]!, value: revision, revision, answered: true });
+  const entry = (key: string, revision: number) => ({
+    key,
+    node: "n1",
+    module: "web",
+    kind: "config",
+    name: key.split(".")[3]!,
+    value: revision,
+    revision,
+    answered: true,
+  });
   state.endSnapshot({ what: "needs", revision: 5, entries: [entry("n1.web.config.a", 5)], outOfShape: [] } as never, 5);
   const before = state.view();
   const keysBefore = [...before.entries.keys()];

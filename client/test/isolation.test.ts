@@ -44,7 +44,10 @@ export async function resolve(specifier, context, next) {
 }
 `,
     );
-    writeFileSync(join(dir, "register.mjs"), `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(join(dir, "hooks.mjs")).href)});\n`);
+    writeFileSync(
+      join(dir, "register.mjs"),
+      `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(join(dir, "hooks.mjs")).href)});\n`,
+    );
     const script = `
 import { createRequire } from "node:module";
 import { appendFileSync } from "node:fs";
@@ -73,7 +76,11 @@ test("importing mesh-provisioner-client loads its own files and @nats-io/nats-co
   const ours = files.filter((f) => f.startsWith(src)).map((f) => f.slice(src.length));
   assert.ok(ours.includes("index.js"), `the hook saw the client's entry (saw ${ours.join(", ")})`);
   const packages = [...new Set(files.map(packageOf).filter((p): p is string => p !== undefined))];
-  assert.deepEqual(packages.filter((p) => !ALLOWED_PACKAGES.includes(p)), [], "packages other than @nats-io/nats-core");
+  assert.deepEqual(
+    packages.filter((p) => !ALLOWED_PACKAGES.includes(p)),
+    [],
+    "packages other than @nats-io/nats-core",
+  );
   const elsewhere = files.filter((f) => !f.startsWith(src) && packageOf(f) === undefined);
   assert.deepEqual(elsewhere, [], "files loaded from outside the package's dist/src and node_modules");
 });

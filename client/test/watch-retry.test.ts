@@ -33,7 +33,11 @@ test("a client watch whose snapshots fail asks again after waits by the retry po
   }
   assert.equal(asked, 9);
   const ceilings = [baseMs, 2 * baseMs, 4 * baseMs, 8 * baseMs, 16 * baseMs, 32 * baseMs, capMs, capMs];
-  assert.deepEqual(waits, ceilings.map((c) => c / 2), "the wait grows and is capped");
+  assert.deepEqual(
+    waits,
+    ceilings.map((c) => c / 2),
+    "the wait grows and is capped",
+  );
 
   failing = false;
   timeouts.at(-1)!.fire();

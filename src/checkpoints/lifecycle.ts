@@ -58,7 +58,10 @@ export async function startCheckpoints(deps: CheckpointDeps): Promise<Checkpoint
         const sub = p.caughtUp$.subscribe(() => {
           sub.unsubscribe();
           void proveSeed(p, { streamInfo: () => streamInfo(name) })
-            .catch((err: unknown) => ({ reason: "unreadable" as const, detail: `the stream's state could not be read to prove the checkpoint: ${(err as Error).message}` }))
+            .catch((err: unknown) => ({
+              reason: "unreadable" as const,
+              detail: `the stream's state could not be read to prove the checkpoint: ${(err as Error).message}`,
+            }))
             .then((doubt) => {
               if (doubt === undefined) {
                 tally.proven(name);
@@ -75,7 +78,17 @@ export async function startCheckpoints(deps: CheckpointDeps): Promise<Checkpoint
   const writer =
     objects === undefined
       ? undefined
-      : new CheckpointWriter({ objects, projections: deps.projections, isHolder: deps.isHolder, streamInfo, encode: encodeStore, now, log, tally, everyMs: deps.everyMs });
+      : new CheckpointWriter({
+          objects,
+          projections: deps.projections,
+          isHolder: deps.isHolder,
+          streamInfo,
+          encode: encodeStore,
+          now,
+          log,
+          tally,
+          everyMs: deps.everyMs,
+        });
   return {
     tally,
     startWriting: () => writer?.start(),

@@ -90,7 +90,10 @@ export function refuseCheckpoint(recorded: StreamIdentity, revision: number, si:
   const { first_seq: firstSeq, last_seq: lastSeq } = si.state;
   if (revision > lastSeq) return { reason: "ahead", detail: `the checkpoint is at revision ${revision}, past the stream's last sequence ${lastSeq}` };
   if (revision < lastSeq && firstSeq > revision + 1) {
-    return { reason: "history-gone", detail: `the stream starts at ${firstSeq}: the writes after the checkpoint's revision ${revision} are no longer all there to replay` };
+    return {
+      reason: "history-gone",
+      detail: `the stream starts at ${firstSeq}: the writes after the checkpoint's revision ${revision} are no longer all there to replay`,
+    };
   }
   return undefined;
 }

@@ -112,7 +112,10 @@ export class CheckpointWriter {
         if (!this.deps.isHolder()) return;
         await this.maybeWrite(name, all).catch((err: unknown) => {
           this.deps.tally.writeFailed(name);
-          this.deps.log.warn({ checkpoint: name, err: (err as Error).message }, "could not write a checkpoint; the next start reads more of the bucket, and the next round tries again");
+          this.deps.log.warn(
+            { checkpoint: name, err: (err as Error).message },
+            "could not write a checkpoint; the next start reads more of the bucket, and the next round tries again",
+          );
         });
       }
     })().finally(() => {

@@ -17,12 +17,15 @@ export async function dumpCommand(flags: ConnectionFlags & { out?: string }): Pr
       const answers = {} as Record<What, Answer>;
       for (const w of WHATS) {
         let n = 0;
-        answers[w] = await client.get({ what: w }, {
-          onPage: (page) => {
-            n += page.entries.length;
-            if (tty) process.stderr.write(`\r${w}: ${n} entries…`);
+        answers[w] = await client.get(
+          { what: w },
+          {
+            onPage: (page) => {
+              n += page.entries.length;
+              if (tty) process.stderr.write(`\r${w}: ${n} entries…`);
+            },
           },
-        });
+        );
         if (tty) process.stderr.write(`\r${w}: ${n} entries, revision ${answers[w].revision}\n`);
       }
       const seat = await instances(nc).catch(() => []);

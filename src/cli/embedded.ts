@@ -42,10 +42,10 @@ async function main(): Promise<void> {
     } catch (err) {
       failAndExit(err, served.log);
     }
-    const nodes = new Set(
-      [DEMO_MESH.needs, DEMO_MESH.applied, DEMO_MESH.collect].flatMap((m) => Object.keys(m).map((k) => k.split(".")[0])),
-    );
-    demo = [`The demo mesh is loaded: ${nodes.size} nodes with needs answered and unanswered, modules applied and not, two collections and a key out of shape.`];
+    const nodes = new Set([DEMO_MESH.needs, DEMO_MESH.applied, DEMO_MESH.collect].flatMap((m) => Object.keys(m).map((k) => k.split(".")[0])));
+    demo = [
+      `The demo mesh is loaded: ${nodes.size} nodes with needs answered and unanswered, modules applied and not, two collections and a key out of shape.`,
+    ];
   }
   process.stdout.write(
     [

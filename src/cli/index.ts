@@ -33,10 +33,18 @@ export function program(): Command {
     .option("--bucket-max-bytes <size>", "each node bucket's size: a node flooding its keys fills its own bucket, not the store", SERVE_DEFAULTS.bucketMaxBytes)
     .option("--flood-keys <n>", "a node with more keys than this across the node buckets is named as flooding", SERVE_DEFAULTS.floodKeys)
     .option("--flood-bytes <size>", "a node with more bytes than this across the node buckets is named as flooding", SERVE_DEFAULTS.floodBytes)
-    .option("--checkpoint-every <duration>", "how often the seat's holder writes the checkpoints that are due; 0: never (not at a graceful stop either)", SERVE_DEFAULTS.checkpointEvery)
+    .option(
+      "--checkpoint-every <duration>",
+      "how often the seat's holder writes the checkpoints that are due; 0: never (not at a graceful stop either)",
+      SERVE_DEFAULTS.checkpointEvery,
+    )
     .option("--checkpoint-max-bytes <size>", "the checkpoints' bucket's size limit", SERVE_DEFAULTS.checkpointMaxBytes)
     .option("--log-level <level>", "fatal, error, warn, info, debug or trace (env LOG_LEVEL)")
-    .option("--heap-growing <percent>", "how far the JS heap grows between full collections, in percent of what the last left live; 0: V8's own (env MESH_PROVISIONER_HEAP_GROWING)", SERVE_DEFAULTS.heapGrowing)
+    .option(
+      "--heap-growing <percent>",
+      "how far the JS heap grows between full collections, in percent of what the last left live; 0: V8's own (env MESH_PROVISIONER_HEAP_GROWING)",
+      SERVE_DEFAULTS.heapGrowing,
+    )
     .action(async (flags) => (await import("./serve.js")).serveCommand(flags));
 
   addConnectionOptions(
@@ -53,7 +61,10 @@ export function program(): Command {
     .option("--min-revision <n>", "answer only once the projection reached this revision", whole("--min-revision"))
     .option("--timeout <ms>", "how long to wait for each page", whole("--timeout"), COMMAND_DEFAULTS.timeout)
     .option("--json", "print the merged answer as JSON")
-    .option("--scope <scope>", "whose grant the user holds, so the verb is asked on the subject it allows: mesh (default), needs (a provider's), node:<N> (node N's)")
+    .option(
+      "--scope <scope>",
+      "whose grant the user holds, so the verb is asked on the subject it allows: mesh (default), needs (a provider's), node:<N> (node N's)",
+    )
     .action(async (what: string, flags) => (await import("./query.js")).queryCommand(what, flags));
 
   addConnectionOptions(prog.command("dump").description("write one JSON document of what a running instance holds"))

@@ -66,9 +66,7 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
     );
     metrics?.bind(provisioner, provisioner.jsm);
     const http =
-      cfg.http && metrics
-        ? await (await import("../http/server.js")).startHttp({ ...cfg.http, token: cfg.httpToken, provisioner, metrics, log })
-        : undefined;
+      cfg.http && metrics ? await (await import("../http/server.js")).startHttp({ ...cfg.http, token: cfg.httpToken, provisioner, metrics, log }) : undefined;
     const l = log;
     let done: Promise<void> | undefined;
     const shutdown = (reason: string): Promise<void> =>

@@ -145,11 +145,7 @@ interface Layout {
 }
 
 function configFor(l: Layout, storeDir: string, opts: NatsServerOptions): string {
-  const lines = [
-    `server_name: ${JSON.stringify(l.name)}`,
-    `listen: "${l.host}:${l.port}"`,
-    `http: "127.0.0.1:${l.httpPort}"`,
-  ];
+  const lines = [`server_name: ${JSON.stringify(l.name)}`, `listen: "${l.host}:${l.port}"`, `http: "127.0.0.1:${l.httpPort}"`];
   if (opts.maxPayload !== undefined) lines.push(`max_payload: ${opts.maxPayload}`);
   if (opts.debug) lines.push("debug: true", "trace: false");
   if (opts.jetstream !== false) {
@@ -363,7 +359,10 @@ export async function startNatsCluster(size = 3, opts: NatsServerOptions = {}): 
     try {
       const failed = started.find((r): r is PromiseRejectedResult => r.status === "rejected");
       if (failed) throw failed.reason;
-      await waitClusterFormed(layouts.map((l) => l.httpPort), opts.jetstream !== false);
+      await waitClusterFormed(
+        layouts.map((l) => l.httpPort),
+        opts.jetstream !== false,
+      );
       return { servers, urls: servers.map((s) => s.url), stop };
     } catch (err) {
       await stop();

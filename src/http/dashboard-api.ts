@@ -40,7 +40,8 @@ export function nodeQuery(params: URLSearchParams): NodeQuery {
     const raw = params.get(name);
     if (raw === null || raw === "") return dflt;
     const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max) throw new ProvisionerError("BAD_REQUEST", `${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
+    if (!Number.isInteger(n) || n < min || n > max)
+      throw new ProvisionerError("BAD_REQUEST", `${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
     return n;
   };
   const match = params.get("match") ?? undefined;

@@ -17,8 +17,18 @@ export interface Metrics {
 export function createMetrics(): Metrics & { bind(p: ProvisionerReader, jsm: JetStreamManager): void } {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "mesh_provisioner_process_" });
-  const requests = new Counter({ name: "mesh_provisioner_verb_requests_total", help: "Verb requests answered, by what was asked and status", labelNames: ["what", "status"], registers: [registry] });
-  const errors = new Counter({ name: "mesh_provisioner_verb_errors_total", help: "Verb requests answered with a service error, by status", labelNames: ["status"], registers: [registry] });
+  const requests = new Counter({
+    name: "mesh_provisioner_verb_requests_total",
+    help: "Verb requests answered, by what was asked and status",
+    labelNames: ["what", "status"],
+    registers: [registry],
+  });
+  const errors = new Counter({
+    name: "mesh_provisioner_verb_errors_total",
+    help: "Verb requests answered with a service error, by status",
+    labelNames: ["status"],
+    registers: [registry],
+  });
   const latency = new Histogram({
     name: "mesh_provisioner_verb_latency_seconds",
     help: "Time from a verb request's arrival to its reply",
@@ -43,7 +53,11 @@ export function createMetrics(): Metrics & { bind(p: ProvisionerReader, jsm: Jet
   perBucket("mesh_provisioner_out_of_shape", "Keys out of their bucket's shape", (w) => provisioner!.projections[w].store.outOfShapeCount);
   perBucket("mesh_provisioner_revision", "The bucket's stream sequence each projection has applied", (w) => provisioner!.projections[w].revision);
   perBucket("mesh_provisioner_synced", "1 while the projection is caught up with its bucket", (w) => (provisioner!.projections[w].isSynced ? 1 : 0));
-  perBucket("mesh_provisioner_first_sync_expected", "Entries the first sync's consumer said it would deliver (0 until it has said)", (w) => provisioner!.projections[w].syncProgress.expected);
+  perBucket(
+    "mesh_provisioner_first_sync_expected",
+    "Entries the first sync's consumer said it would deliver (0 until it has said)",
+    (w) => provisioner!.projections[w].syncProgress.expected,
+  );
   perBucket("mesh_provisioner_first_sync_received", "Entries the first sync has received so far", (w) => provisioner!.projections[w].syncProgress.received);
   new Gauge({
     name: "mesh_provisioner_checkpoint_fallbacks",

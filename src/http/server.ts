@@ -52,7 +52,12 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
     res.end(body);
   };
   const sendError = (res: ServerResponse, err: HttpFailure): void =>
-    send(res, err.status >= 400 && err.status < 600 ? err.status : 500, "application/json", JSON.stringify({ error: { code: err.code, message: err.message } }));
+    send(
+      res,
+      err.status >= 400 && err.status < 600 ? err.status : 500,
+      "application/json",
+      JSON.stringify({ error: { code: err.code, message: err.message } }),
+    );
 
   const handle = async (req: IncomingMessage, res: ServerResponse): Promise<void> => {
     const url = new URL(req.url ?? "/", "http://dashboard");
@@ -75,7 +80,10 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
     if (path === "/events" || path.startsWith("/api/")) {
       if (!allowed(req.headers.authorization, url.searchParams.get("access_token"))) {
         res.setHeader("www-authenticate", 'Bearer realm="mesh-provisioner"');
-        return sendError(res, new HttpError("UNAUTHORIZED", "this dashboard needs its token: send Authorization: Bearer <token> (or ?access_token= on /events)"));
+        return sendError(
+          res,
+          new HttpError("UNAUTHORIZED", "this dashboard needs its token: send Authorization: Bearer <token> (or ?access_token= on /events)"),
+        );
       }
       switch (path) {
         case "/api/overview":
@@ -90,7 +98,10 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
         }
       }
     }
-    return sendError(res, new HttpError("NOT_FOUND", `not found: ${path}; try /, /api/overview, /api/nodes, /api/node?node=, /events, /healthz, /readyz, /metrics`));
+    return sendError(
+      res,
+      new HttpError("NOT_FOUND", `not found: ${path}; try /, /api/overview, /api/nodes, /api/node?node=, /events, /healthz, /readyz, /metrics`),
+    );
   };
 
   const server: Server = createServer((req, res) => {

@@ -264,7 +264,17 @@ export class MeshOverview {
     if (n === undefined) return undefined;
     const flooding = this.floods.isFlooding(node);
     const c = this.counts(n);
-    return { node, ...c, problems: c.problems || flooding, collect: n.collect, outOfShape: n.outOfShapeCount, keys: n.keys, bytes: n.bytes, flooding, last: n.last };
+    return {
+      node,
+      ...c,
+      problems: c.problems || flooding,
+      collect: n.collect,
+      outOfShape: n.outOfShapeCount,
+      keys: n.keys,
+      bytes: n.bytes,
+      flooding,
+      last: n.last,
+    };
   }
 
   /** A page of the node list, sorted by name, filtered on the server. */

@@ -23,7 +23,16 @@
  * creates them with). Nodes and providers get nothing of the checkpoints.
  */
 import { BUCKETS, CHECKPOINT_BUCKET, isPlainToken, objectStreamName, SEAT_BUCKET, streamName } from "mesh-provisioner-client/keys";
-import { bucketFeedSubject, FEED_PREFIX, NEEDS_VERB_SUBJECT, nodeFeedSubjects, nodeVerbSubject, NODE_VERB_SUBJECTS, VERB_SUBJECT, SERVICE_NAME } from "mesh-provisioner-client/protocol/subjects.js";
+import {
+  bucketFeedSubject,
+  FEED_PREFIX,
+  NEEDS_VERB_SUBJECT,
+  nodeFeedSubjects,
+  nodeVerbSubject,
+  NODE_VERB_SUBJECTS,
+  VERB_SUBJECT,
+  SERVICE_NAME,
+} from "mesh-provisioner-client/protocol/subjects.js";
 import { inboxPrefix, type Role } from "./inbox.js";
 import { Failure } from "../failure.js";
 

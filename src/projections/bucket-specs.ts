@@ -22,7 +22,11 @@ function fieldsOf<F extends Record<string, string>>(parse: (key: string) => Shap
 }
 
 /** The range of keys whose leading tokens are the narrowed values, up to the first token not narrowed. */
-function leadingRange(order: readonly string[], filters: Readonly<Record<string, string>>, encode: (field: string, v: string) => string = (_f, v) => v): KeyRange | undefined {
+function leadingRange(
+  order: readonly string[],
+  filters: Readonly<Record<string, string>>,
+  encode: (field: string, v: string) => string = (_f, v) => v,
+): KeyRange | undefined {
   const tokens: string[] = [];
   for (const f of order) {
     const v = filters[f];
@@ -83,7 +87,15 @@ export const collectSpec: BucketSpec = {
   },
   // The collection's name is decoded from its =hex token and written as a JSON string.
   head: new StringHead((key, f) =>
-    entryHead(key, [["node", f["node"] as string], ["collection", f["collection"] as string], ["contributor", f["contributor"] as string]], "collection"),
+    entryHead(
+      key,
+      [
+        ["node", f["node"] as string],
+        ["collection", f["collection"] as string],
+        ["contributor", f["contributor"] as string],
+      ],
+      "collection",
+    ),
   ),
   // A collection is narrowed by its name and written in the key =hex escaped.
   leadingField: "node",
@@ -109,7 +121,11 @@ export function registrySpec(knownKinds: ReadonlySet<string>): BucketSpec {
         return { ok: false, reason: `registry value of "${key}" is not JSON; the seat holder rewrites it from the compiled table`, readable: s.fields };
       }
       if (parsed === null || typeof parsed !== "object" || Array.isArray(parsed)) {
-        return { ok: false, reason: `registry value of "${key}" is not a JSON object; the seat holder rewrites it from the compiled table`, readable: s.fields };
+        return {
+          ok: false,
+          reason: `registry value of "${key}" is not a JSON object; the seat holder rewrites it from the compiled table`,
+          readable: s.fields,
+        };
       }
       // A registry entry is the registry value itself, with the value and its
       // revision beside it. Its `kind` is always its key in the bucket, even

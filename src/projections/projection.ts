@@ -106,7 +106,8 @@ export class Projection {
    * the observer is emptied again.
    */
   seedFrom(fill: (store: ProjectionStore) => void): void {
-    if (this.sub !== undefined || this.writable.size > 0) throw new ProvisionerError("INTERNAL", `the ${this.what} projection can take a checkpoint only before its watch starts`);
+    if (this.sub !== undefined || this.writable.size > 0)
+      throw new ProvisionerError("INTERNAL", `the ${this.what} projection can take a checkpoint only before its watch starts`);
     this.observer?.clear();
     const next = new ProjectionStore(this.writable.spec, { observer: this.observer });
     try {
@@ -170,7 +171,12 @@ export class Projection {
   /** Resolve once the applied revision reaches `min`; reject with a TimeoutError after `ms`. */
   async waitForRevision(min: number, ms: number): Promise<number> {
     if (this.store.revision >= min) return this.store.revision;
-    return firstValueFrom(this.revision$.pipe(filter((r) => r >= min), timeout(ms)));
+    return firstValueFrom(
+      this.revision$.pipe(
+        filter((r) => r >= min),
+        timeout(ms),
+      ),
+    );
   }
 
   /** Resolve once synced (the first time or again after a resume). */
@@ -323,9 +329,11 @@ export class Projection {
     const store = this.writable;
     const rev = store.revision;
     for (const key of before.keys()) {
-      if (store.get(key) === undefined && store.getOutOfShape(key) === undefined) this.changes$.next({ op: "delete", key, revision: rev, newlyOutOfShape: false });
+      if (store.get(key) === undefined && store.getOutOfShape(key) === undefined)
+        this.changes$.next({ op: "delete", key, revision: rev, newlyOutOfShape: false });
     }
-    for (const e of store.allEntries()) if (before.get(e.key) !== e.revision) this.changes$.next({ op: "put", key: e.key, revision: e.revision, entry: e, newlyOutOfShape: false });
+    for (const e of store.allEntries())
+      if (before.get(e.key) !== e.revision) this.changes$.next({ op: "put", key: e.key, revision: e.revision, entry: e, newlyOutOfShape: false });
     for (const o of store.allOutOfShape()) {
       if (before.get(o.key) !== o.revision) this.changes$.next({ op: "put", key: o.key, revision: o.revision, outOfShape: o, newlyOutOfShape: true });
     }

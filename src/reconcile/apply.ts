@@ -69,7 +69,10 @@ export function kvRegistryWriter(js: JetStreamClient, bucket: string, instance: 
     const h = headers();
     h.set(WRITER_HEADER, instance);
     if (op) h.set("KV-Operation", op);
-    const ack = await js.publish(`$KV.${bucket}.${kind}`, data, { headers: h, ...(expected === undefined ? {} : { expect: { lastSubjectSequence: expected } }) });
+    const ack = await js.publish(`$KV.${bucket}.${kind}`, data, {
+      headers: h,
+      ...(expected === undefined ? {} : { expect: { lastSubjectSequence: expected } }),
+    });
     return ack.seq;
   };
   /** A create: on the key having no message, or, where it has one, on that being a delete's marker. */
@@ -129,7 +132,10 @@ export async function applyOperations(
       const e = wrapFailure("REGISTRY_WRITE", `cannot ${op.type} registry kind "${op.kind}"`, err);
       report.failed.push({ kind: op.kind, op: op.type, error: e.message });
       if (isMovedOn(err)) {
-        log.info({ kind: op.kind, op: op.type, seen: "revision" in op ? op.revision : 0 }, "a registry key changed after the reconcile read it: the write was refused; the next reconcile diffs again");
+        log.info(
+          { kind: op.kind, op: op.type, seen: "revision" in op ? op.revision : 0 },
+          "a registry key changed after the reconcile read it: the write was refused; the next reconcile diffs again",
+        );
       } else log.warn({ kind: op.kind, op: op.type, err: e.message, code: e.code }, "a registry write failed; the next reconcile retries it");
     }
   }

@@ -53,9 +53,16 @@ export class Reconciler {
   start(): void {
     const { registry, intervalMs, driftDelayMs } = this.opts;
     const triggers = merge(
-      registry.synced$.pipe(filter(Boolean), take(1), map((): Trigger => "start")),
+      registry.synced$.pipe(
+        filter(Boolean),
+        take(1),
+        map((): Trigger => "start"),
+      ),
       interval(intervalMs).pipe(map((): Trigger => "interval")),
-      registry.changes$.pipe(debounceTime(driftDelayMs), map((): Trigger => "drift")),
+      registry.changes$.pipe(
+        debounceTime(driftDelayMs),
+        map((): Trigger => "drift"),
+      ),
     );
     this.sub = triggers
       .pipe(

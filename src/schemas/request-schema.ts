@@ -37,11 +37,9 @@ export const FILTERS: Readonly<Record<What, readonly string[]>> = Object.freeze(
 function buildSchema() {
   const { z } = createRequire(import.meta.url)("zod") as typeof Zod;
   const token = (field: string) =>
-    z
-      .string({ error: `${field} must be a string (a plain token)` })
-      .regex(TOKEN_RE, {
-        error: `${field} must be a plain token: only A-Z a-z 0-9 - _ / = (no "*", ">", ".", spaces, and not empty)`,
-      });
+    z.string({ error: `${field} must be a string (a plain token)` }).regex(TOKEN_RE, {
+      error: `${field} must be a plain token: only A-Z a-z 0-9 - _ / = (no "*", ">", ".", spaces, and not empty)`,
+    });
   const whole = (field: string) => z.number({ error: `${field} must be a number` }).int({ error: `${field} must be a whole number` });
 
   return z.strictObject({
@@ -62,9 +60,7 @@ function buildSchema() {
       .string({ error: "after must be a string: the next of the previous reply" })
       .max(LIMITS.maxAfterLength, { error: `after must be at most ${LIMITS.maxAfterLength} characters` })
       .optional(),
-    minRevision: whole("minRevision")
-      .min(0, { error: "minRevision must not be negative" })
-      .optional(),
+    minRevision: whole("minRevision").min(0, { error: "minRevision must not be negative" }).optional(),
   });
 }
 
@@ -74,4 +70,3 @@ let schema: ReturnType<typeof buildSchema> | undefined;
 export function requestSchema(): ReturnType<typeof buildSchema> {
   return (schema ??= buildSchema());
 }
-

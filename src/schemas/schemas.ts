@@ -27,15 +27,18 @@ const keyOf = (n: number): RegExp => new RegExp(`^${TOKEN}${`\\.${TOKEN}`.repeat
 function build() {
   const { z } = createRequire(import.meta.url)("zod") as typeof Zod;
 
-  const token = (what: string) => z.string().regex(TOKEN_RE).meta({ description: `${what} (a plain token)` });
+  const token = (what: string) =>
+    z
+      .string()
+      .regex(TOKEN_RE)
+      .meta({ description: `${what} (a plain token)` });
   const key = (tokens: number, shape: string) =>
-    z.string().regex(keyOf(tokens)).meta({ description: `the key as stored: ${shape}` });
+    z
+      .string()
+      .regex(keyOf(tokens))
+      .meta({ description: `the key as stored: ${shape}` });
   const count = () => z.number().int().min(0);
-  const entryRevision = z
-    .number()
-    .int()
-    .min(1)
-    .meta({ description: "the revision (stream sequence) of the write that put this value" });
+  const entryRevision = z.number().int().min(1).meta({ description: "the revision (stream sequence) of the write that put this value" });
   const value = z.unknown().meta({
     description: "the value: parsed JSON when the stored bytes are JSON in UTF-8, otherwise the stored text as a string",
   });

@@ -62,7 +62,7 @@ export class Seat {
   private timer: NodeJS.Timeout | undefined;
   /** Fires when the holder's write window ends without a renewal: the hold is given up then, not later. */
   private windowTimer: NodeJS.Timeout | undefined;
-  private watch: AsyncIterable<KvWatchEntry> & { stop(): void } | undefined;
+  private watch: (AsyncIterable<KvWatchEntry> & { stop(): void }) | undefined;
   private busy = false;
   private stopped = false;
   private readonly clock: () => number;
@@ -131,8 +131,7 @@ export class Seat {
   private schedule(): void {
     if (this.stopped) return;
     clearTimeout(this.timer);
-    const wait =
-      this.state.role === "holder" ? renewEvery(this.timing) : Math.max(0, takeAt(this.state, this.timing) - this.clock());
+    const wait = this.state.role === "holder" ? renewEvery(this.timing) : Math.max(0, takeAt(this.state, this.timing) - this.clock());
     this.timer = setTimeout(() => void this.tick(), wait);
   }
 
@@ -201,10 +200,7 @@ export class Seat {
   /** The write window closed with no renewal (a hung or slow renewal, a paused process): give up the hold now. */
   private windowClosed(): void {
     if (this.state.role !== "holder" || this.mayWrite()) return;
-    this.log.warn(
-      { ttlMs: this.timing.ttlMs },
-      "lost the seat: no renewal landed within the write window; registry writes and the feed stopped",
-    );
+    this.log.warn({ ttlMs: this.timing.ttlMs }, "lost the seat: no renewal landed within the write window; registry writes and the feed stopped");
     this.apply(lost(this.state, this.clock()));
     this.schedule();
   }

@@ -92,18 +92,16 @@ function limitUpdates(plan: BucketPlan, config: StreamConfig, limits: BucketLimi
     const have = config[field] ?? -1;
     if (have === want[field]) continue;
     if (have === -1 || have < want[field]) out[field] = want[field];
-    else log.warn({ bucket: plan.bucket, field, have, want: want[field] }, "the bucket's limit is higher than asked; it is not lowered, which could drop keys (edit the stream to lower it)");
+    else
+      log.warn(
+        { bucket: plan.bucket, field, have, want: want[field] },
+        "the bucket's limit is higher than asked; it is not lowered, which could drop keys (edit the stream to lower it)",
+      );
   }
   return out;
 }
 
-export async function ensureBucket(
-  jsm: JetStreamManager,
-  plan: BucketPlan,
-  replicas: number,
-  log: Logger,
-  limits: BucketLimits,
-): Promise<BucketOutcome> {
+export async function ensureBucket(jsm: JetStreamManager, plan: BucketPlan, replicas: number, log: Logger, limits: BucketLimits): Promise<BucketOutcome> {
   const name = streamName(plan.bucket);
   try {
     let info;
@@ -122,10 +120,7 @@ export async function ensureBucket(
     const update: Partial<StreamConfig> = limitUpdates(plan, info.config, limits, log);
     if (plan.refuseRollups && info.config.allow_rollup_hdrs) {
       update.allow_rollup_hdrs = false;
-      log.warn(
-        { bucket: plan.bucket },
-        "the node bucket allowed roll-up headers (one publish could purge every node's keys); roll-ups are now refused on it",
-      );
+      log.warn({ bucket: plan.bucket }, "the node bucket allowed roll-up headers (one publish could purge every node's keys); roll-ups are now refused on it");
     }
     if (Object.keys(update).length === 0) return "exists";
     try {

@@ -52,9 +52,7 @@ export function watchFilter(keyPrefix: string, streamSubjects: readonly string[]
 
 /** The consumer options of a start: where its deliveries begin. */
 export function consumerOptions(start: WatchStart): { deliver_policy: DeliverPolicy; opt_start_seq?: number } {
-  return start.kind === "resume"
-    ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start.startSeq }
-    : { deliver_policy: start.deliver };
+  return start.kind === "resume" ? { deliver_policy: DeliverPolicy.StartSequence, opt_start_seq: start.startSeq } : { deliver_policy: start.deliver };
 }
 
 /** How long the server keeps a watch's consumer once nobody reads it (its reader is gone: a new one is made). */

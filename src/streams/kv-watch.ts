@@ -37,7 +37,16 @@ import { streamName } from "mesh-provisioner-client/keys";
 import type { Logger } from "../log.js";
 import { attemptTimeoutMs, isTimeout, warnsAt, RESUME_TIMEOUT_MS } from "./retry.js";
 import { Backoff, BACKOFF } from "mesh-provisioner-client/backoff";
-import { creationTimeoutMs, messagesCovered, planStart, sameStart, watchConsumerConfig, watchFilter, type StreamState, type WatchStart } from "./consumer-plan.js";
+import {
+  creationTimeoutMs,
+  messagesCovered,
+  planStart,
+  sameStart,
+  watchConsumerConfig,
+  watchFilter,
+  type StreamState,
+  type WatchStart,
+} from "./consumer-plan.js";
 import { CreationGate } from "./creation-gate.js";
 import { deliver, type Delivery, type RawEntry } from "./delivery.js";
 import { firstSeqFrom } from "./stream-tail.js";
@@ -171,7 +180,14 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         const timeout = plan.kind === "snapshot" ? creationTimeoutMs(covered, jsTimeout) : jsTimeout;
         const t0 = Date.now();
         const note = (outcome: CreationEvent["outcome"]): void =>
-          deps.onCreation?.({ bucket: opts.bucket, outcome, retry, ms: Date.now() - t0, messages: covered, deliver: plan.kind === "resume" ? "start_sequence" : plan.deliver });
+          deps.onCreation?.({
+            bucket: opts.bucket,
+            outcome,
+            retry,
+            ms: Date.now() - t0,
+            messages: covered,
+            deliver: plan.kind === "resume" ? "start_sequence" : plan.deliver,
+          });
         const name = `${names.namePrefix}_1`;
         let info;
         try {
@@ -239,7 +255,9 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
             err: (err as Error).message,
             failures,
             retryInMs: wait,
-            ...(unanswered?.reusable ? { consumer: `${unanswered.namePrefix}_1`, next: "ask again for the same consumer (the server answers with it once made)" } : {}),
+            ...(unanswered?.reusable
+              ? { consumer: `${unanswered.namePrefix}_1`, next: "ask again for the same consumer (the server answers with it once made)" }
+              : {}),
           },
           "cannot watch the bucket yet; retrying",
         );
@@ -291,8 +309,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         // Under a steady stream of writes no message may ever arrive with nothing pending behind it: the projection
         // is at the stream's end all the same, and says so here.
         caughtUp?.(lastSeq);
-      }
-      else if (behind === undefined || behind.applied !== applied) behind = { applied, lastSeq };
+      } else if (behind === undefined || behind.applied !== applied) behind = { applied, lastSeq };
       else {
         behind = undefined;
         // Nothing applied since the last check, the stream's last sequence ahead: either every message after
@@ -303,10 +320,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         else onEnded(gen, `the watch stalled: the stream is at ${lastSeq}, the projection at ${applied}`, 0);
       }
     };
-    const stallTimer =
-      (opts.stallCheckMs ?? 1000) > 0
-        ? setInterval(() => void checkStall().catch(() => undefined), opts.stallCheckMs ?? 1000)
-        : undefined;
+    const stallTimer = (opts.stallCheckMs ?? 1000) > 0 ? setInterval(() => void checkStall().catch(() => undefined), opts.stallCheckMs ?? 1000) : undefined;
     stallTimer?.unref();
 
     // When the connection comes back, the server may have lost our consumer

@@ -21,7 +21,14 @@ interface MsgGetReply {
 }
 
 /** The sequence of the first message at or after `seq` on `subject` in `stream`, or undefined when there is none. */
-export async function firstSeqFrom(nc: NatsConnection, stream: string, seq: number, subject: string, timeoutMs: number, apiPrefix = "$JS.API"): Promise<number | undefined> {
+export async function firstSeqFrom(
+  nc: NatsConnection,
+  stream: string,
+  seq: number,
+  subject: string,
+  timeoutMs: number,
+  apiPrefix = "$JS.API",
+): Promise<number | undefined> {
   const msg = await nc.request(`${apiPrefix}.STREAM.MSG.GET.${stream}`, JSON.stringify({ seq, next_by_subj: subject }), { timeout: timeoutMs });
   const reply = msg.json<MsgGetReply>();
   if (reply.error !== undefined) {

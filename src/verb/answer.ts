@@ -92,7 +92,6 @@ function tooLargeText(e: Projected): string {
   return JSON.stringify({ key: e.key, ...e.fields, revision: e.revision, valueTooLarge: true, valueBytes: valueBytes(e) });
 }
 
-
 /**
  * Whether `,"next":<key>` fits in `room` bytes. A key in shape is ASCII
  * tokens, written as is; an out-of-shape key is bounded by 6 bytes per

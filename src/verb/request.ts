@@ -96,7 +96,9 @@ export function quickRequest(json: unknown): VerbRequest | undefined {
     }
   }
   for (const field in filters) if (!FILTERS[what].includes(field)) return undefined;
-  return minRevision === undefined ? { what, filters, limit: undefined, after: undefined, minRevision: undefined } : { what, filters, limit: undefined, after: undefined, minRevision };
+  return minRevision === undefined
+    ? { what, filters, limit: undefined, after: undefined, minRevision: undefined }
+    : { what, filters, limit: undefined, after: undefined, minRevision };
 }
 
 /** A canonical text of a request, for caching answers: same request, same text. */

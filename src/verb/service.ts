@@ -86,7 +86,12 @@ export class VerbService {
         scopeOf: (subject) => nodeScope(subject.slice(VERB_SUBJECT.length + 1)),
         description: "read-only: the registry, and the needs, applied and collect of the node the subject's last token names",
       },
-      { name: "provisioning-needs", subject: NEEDS_VERB_SUBJECT, scopeOf: () => NEEDS_SCOPE, description: "read-only: the registry and every node's needs (providers)" },
+      {
+        name: "provisioning-needs",
+        subject: NEEDS_VERB_SUBJECT,
+        scopeOf: () => NEEDS_SCOPE,
+        description: "read-only: the registry and every node's needs (providers)",
+      },
     ];
     for (const ep of endpoints) {
       service.addEndpoint(ep.name, {
@@ -192,12 +197,16 @@ export class VerbService {
     const revision = projection.revision;
     // needs answers say whether the registry answers each kind: they are built at its revision too.
     const registryRevision = known.req.what === "needs" ? registry.revision : 0;
-    return this.cache.answer(known, revision, registryRevision, () =>
-      buildPage(known.req, {
-        store: projection.store,
-        isAnswered: this.answered[known.req.what],
-        maxBytes: nc.info!.max_payload - PAYLOAD_MARGIN,
-      }).bytes,
+    return this.cache.answer(
+      known,
+      revision,
+      registryRevision,
+      () =>
+        buildPage(known.req, {
+          store: projection.store,
+          isAnswered: this.answered[known.req.what],
+          maxBytes: nc.info!.max_payload - PAYLOAD_MARGIN,
+        }).bytes,
     );
   }
 

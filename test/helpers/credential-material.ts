@@ -84,8 +84,22 @@ export function tlsMaterial(openssl: string, dir: string): TlsMaterial {
     run(["req", "-new", "-key", f(`${name}.key`), "-subj", `/CN=${cn}`, "-out", f(`${name}.csr`)]);
     writeFileSync(f(`${name}.ext`), ext);
     run([
-      "x509", "-req", "-in", f(`${name}.csr`), "-CA", f("ca.pem"), "-CAkey", f("ca.key"), "-CAcreateserial",
-      "-days", "2", "-sha256", "-extfile", f(`${name}.ext`), "-out", f(`${name}.pem`),
+      "x509",
+      "-req",
+      "-in",
+      f(`${name}.csr`),
+      "-CA",
+      f("ca.pem"),
+      "-CAkey",
+      f("ca.key"),
+      "-CAcreateserial",
+      "-days",
+      "2",
+      "-sha256",
+      "-extfile",
+      f(`${name}.ext`),
+      "-out",
+      f(`${name}.pem`),
     ]);
   };
   const serverExt = (san: string): string => `subjectAltName=${san}\nextendedKeyUsage=serverAuth\nkeyUsage=digitalSignature,keyEncipherment\n`;
@@ -101,8 +115,7 @@ export function tlsMaterial(openssl: string, dir: string): TlsMaterial {
     clientKey: f("client.key"),
   };
   const block = (cert: string, key: string): string =>
-    `tls { cert_file: ${JSON.stringify(cert)}, key_file: ${JSON.stringify(key)}, ` +
-    `ca_file: ${JSON.stringify(m.ca)}, verify: true, timeout: 2 }`;
+    `tls { cert_file: ${JSON.stringify(cert)}, key_file: ${JSON.stringify(key)}, ` + `ca_file: ${JSON.stringify(m.ca)}, verify: true, timeout: 2 }`;
   return {
     ...m,
     serverConfig: block(m.serverCert, m.serverKey),

@@ -12,10 +12,7 @@ export {
 } from "../../src/embedded/nats-server.js";
 
 /** Run `fn` against a fresh server; the server is stopped (and its store removed) whatever happens. */
-export async function withNatsServer<T>(
-  fn: (s: RunningNatsServer) => Promise<T>,
-  opts?: NatsServerOptions,
-): Promise<T> {
+export async function withNatsServer<T>(fn: (s: RunningNatsServer) => Promise<T>, opts?: NatsServerOptions): Promise<T> {
   const server = await startNatsServer(opts);
   try {
     return await fn(server);

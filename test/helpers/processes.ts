@@ -132,8 +132,7 @@ export function spawnService(opts: SpawnOptions): ServiceProcess {
     });
   });
 
-  const tail = (n = 15): string =>
-    [...lines.slice(-n).map((l) => JSON.stringify(l.fields)), ...otherOutput.slice(-5)].join("\n");
+  const tail = (n = 15): string => [...lines.slice(-n).map((l) => JSON.stringify(l.fields)), ...otherOutput.slice(-5)].join("\n");
 
   const proc: ServiceProcess = {
     name,

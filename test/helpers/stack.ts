@@ -51,9 +51,7 @@ export async function connectTo(server: RunningNatsServer | string): Promise<Nat
   return connect({ servers: url, maxReconnectAttempts: -1, reconnectTimeWait: 100, pingInterval: 2000 });
 }
 
-export async function startStack(
-  opts: Partial<ProvisionerOptions> & { server?: NatsServerOptions; waitSynced?: boolean } = {},
-): Promise<Stack> {
+export async function startStack(opts: Partial<ProvisionerOptions> & { server?: NatsServerOptions; waitSynced?: boolean } = {}): Promise<Stack> {
   const server = await startNatsServer(opts.server ?? {});
   const { log, lines } = memoryLogger("debug");
   let serviceNc: NatsConnection | undefined;

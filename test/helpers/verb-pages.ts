@@ -40,11 +40,15 @@ export async function askRaw(nc: NatsConnection, request: Record<string, unknown
 
 /** Ask until a 200 (the projection may be catching up), then return it. */
 export async function askOk(stack: Stack, request: Record<string, unknown>, ms = 10_000): Promise<Reply> {
-  return until(async () => {
-    const r = await stack.ask(request);
-    if (r.status !== 200) throw new Error(`status ${r.status}: ${JSON.stringify(r.body)}`);
-    return r;
-  }, ms, `a 200 answer to ${JSON.stringify(request)}`);
+  return until(
+    async () => {
+      const r = await stack.ask(request);
+      if (r.status !== 200) throw new Error(`status ${r.status}: ${JSON.stringify(r.body)}`);
+      return r;
+    },
+    ms,
+    `a 200 answer to ${JSON.stringify(request)}`,
+  );
 }
 
 /** Every page of an answer, following `next` (bounded number of pages). */

@@ -58,7 +58,10 @@ test(`a 45 s chaos run (seed ${SEED}) passes every check`, { timeout: 150_000 },
       reads: { status?: unknown }[];
     };
     assert.equal(h.meta.seed, SEED);
-    assert.deepEqual(h.checks.filter((c) => c.status === "fail"), []);
+    assert.deepEqual(
+      h.checks.filter((c) => c.status === "fail"),
+      [],
+    );
     assert.ok(h.checks.filter((c) => c.status === "pass").length >= 6, JSON.stringify(h.checks));
     // The plan of this seed holds every kind; each was injected (not skipped for lack of a target).
     const injected = new Set(h.faults.filter((f) => f.skipped === undefined).map((f) => f.kind));

@@ -103,7 +103,10 @@ describe("the command line, as a user runs it", () => {
     const r = await run(["query", "registry", "--limit", "2", "--json"], env);
     assert.equal(r.code, 0, r.stderr);
     const answer = JSON.parse(r.stdout) as { entries: { kind: string }[] };
-    assert.deepEqual(answer.entries.map((e) => e.kind), KINDS);
+    assert.deepEqual(
+      answer.entries.map((e) => e.kind),
+      KINDS,
+    );
   });
 
   test("query bogus exits non-zero naming what it was given", async () => {

@@ -59,8 +59,13 @@ describe("npm pack of the client gives a package that installs on its own and wo
   });
 
   test("the tarball holds the compiled client and its types, and no tests or sources", () => {
-    for (const f of ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/protocol/subjects.js", "README.md", "package.json"]) assert.ok(files.includes(f), `${f} is in the package`);
-    assert.deepEqual(files.filter((f) => f.includes("test/") || f.startsWith("src/")), [], "no tests or TypeScript sources");
+    for (const f of ["dist/src/index.js", "dist/src/index.d.ts", "dist/src/protocol/subjects.js", "README.md", "package.json"])
+      assert.ok(files.includes(f), `${f} is in the package`);
+    assert.deepEqual(
+      files.filter((f) => f.includes("test/") || f.startsWith("src/")),
+      [],
+      "no tests or TypeScript sources",
+    );
   });
 
   test("installing it installs the NATS client and its own dependencies, nothing of the service", () => {
@@ -70,7 +75,10 @@ describe("npm pack of the client gives a package that installs on its own and wo
   test("TypeScript finds its types: a typed use compiles, a wrong one does not", async () => {
     writeFileSync(
       join(app, "tsconfig.json"),
-      JSON.stringify({ compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: true, types: [] }, files: ["use.ts"] }),
+      JSON.stringify({
+        compilerOptions: { module: "NodeNext", moduleResolution: "NodeNext", target: "ES2022", strict: true, noEmit: true, skipLibCheck: true, types: [] },
+        files: ["use.ts"],
+      }),
     );
     writeFileSync(
       join(app, "use.ts"),
@@ -86,7 +94,10 @@ describe("npm pack of the client gives a package that installs on its own and wo
       ].join("\n"),
     );
     await run(process.execPath, [TSC, "-p", app]);
-    writeFileSync(join(app, "use.ts"), 'import { needsKey } from "mesh-provisioner-client";\nexport const k: number = needsKey("n1", "web", "config", "port");\n');
+    writeFileSync(
+      join(app, "use.ts"),
+      'import { needsKey } from "mesh-provisioner-client";\nexport const k: number = needsKey("n1", "web", "config", "port");\n',
+    );
     await assert.rejects(run(process.execPath, [TSC, "-p", app]), (err: { stdout?: string }) => /not assignable to type 'number'/.test(err.stdout ?? ""));
   });
 

@@ -10,10 +10,11 @@ import { startProvisioner, type Provisioner } from "../../src/main.js";
 import { ProvisionerClient, VerbError, needsKey, collectKey, type Observable, type Subscription, type View } from "mesh-provisioner-client";
 
 /** A watch as an RxJS Observable: its subscribe takes RxJS's subscriber as an observer. */
-const rx = <T>(o: Observable<T>): RxObservable<T> => new RxObservable<T>((s) => {
-  const sub = o.subscribe(s);
-  return () => sub.unsubscribe();
-});
+const rx = <T>(o: Observable<T>): RxObservable<T> =>
+  new RxObservable<T>((s) => {
+    const sub = o.subscribe(s);
+    return () => sub.unsubscribe();
+  });
 import { Svcm } from "@nats-io/services";
 import { SERVICE_NAME } from "mesh-provisioner-client/protocol/subjects.js";
 import { PROTOCOL_VERSION } from "mesh-provisioner-client/protocol/version.js";
@@ -57,12 +58,21 @@ describe("the typed client (mesh-provisioner/client) against a real server and s
     assert.equal(pages, Math.ceil(120 / 7));
     assert.equal(all.entries.length, 120);
     const one = await client.get({ what: "needs", node: "n1" });
-    assert.deepEqual(all.entries.map((e) => e.key), one.entries.map((e) => e.key));
-    assert.deepEqual(all.entries.map((e) => e.key), [...all.entries.map((e) => e.key)].sort());
+    assert.deepEqual(
+      all.entries.map((e) => e.key),
+      one.entries.map((e) => e.key),
+    );
+    assert.deepEqual(
+      all.entries.map((e) => e.key),
+      [...all.entries.map((e) => e.key)].sort(),
+    );
     assert.equal(all.entries[0]?.node, "n1");
     const listed: string[] = [];
     for await (const e of paged.list({ what: "needs", node: "n1" })) listed.push(e.key);
-    assert.deepEqual(listed, one.entries.map((e) => e.key));
+    assert.deepEqual(
+      listed,
+      one.entries.map((e) => e.key),
+    );
   });
 
   test("minRevision: an answer includes the write it waited for", async () => {
@@ -85,63 +95,67 @@ describe("the typed client (mesh-provisioner/client) against a real server and s
     );
   });
 
-  test(
-    "watch stays equal to the bucket through concurrent writes, a nats-server restart and a seat handover",
-    { timeout: 120_000 },
-    async () => {
-      const views: View<"needs">[] = [];
-      let errors = 0;
-      const sub: Subscription = client.watch({ what: "needs", node: "n1" }, { seatCheckMs: 500, onError: () => errors++ }).subscribe((v) => views.push(v));
-      const equalToBucket = async (what: string): Promise<void> =>
-        eventually(
-          async () => {
-            const v = views.at(-1);
-            assert.ok(v?.synced, `${what}: the view is synced`);
-            assert.deepEqual(revisions(v), await bucketTruth(needs, "n1"), what);
-          },
-          { timeoutMs: 20_000, intervalMs: 100, message: `the watch did not equal the bucket ${what}` },
-        );
-      const writes = async (round: number, n: number): Promise<void> => {
-        for (let i = 0; i < n; i++) {
-          const key = needsKey(i % 3 === 0 ? "n2" : "n1", `m${i % 4}`, "config", `w${round}-${i % 25}`);
-          if (i % 7 === 6) await needs.delete(key);
-          else await needs.put(key, JSON.stringify({ round, i }));
-        }
-      };
-      let extra: { nc: NatsConnection; p: Provisioner } | undefined;
-      try {
-        await firstValueFrom(rx(client.watch({ what: "needs", node: "n1" })).pipe(filter((v) => v.synced), timeout(10_000)));
-        await equalToBucket("after the first snapshot");
-
-        // Writes while the watch follows; n2's writes must not reach a watch of n1.
-        await Promise.all([writes(1, 150), writes(2, 150)]);
-        await equalToBucket("after concurrent writes");
-        assert.ok([...(views.at(-1)?.entries.keys() ?? [])].every((k) => k.startsWith("n1.")));
-
-        // The server restarts on its store; writes made after it is back are followed.
-        await stack.server.restart();
-        await eventually(async () => void (await needs.put(needsKey("n1", "m9", "config", "after-restart"), "{}")), { timeoutMs: 20_000 });
-        await writes(3, 60);
-        await equalToBucket("after a nats-server restart");
-
-        // A second instance; the first stops: the seat changes hands and the new holder publishes the feed.
-        const nc = (extraNc = await connectTo(stack.server));
-        extra = { nc, p: await startProvisioner(nc, { ...FAST, seatTtlMs: 3000 }, memoryLogger("warn").log) };
-        await extra.p.synced;
-        await stack.stopService();
-        await eventually(() => assert.equal(extra?.p.seat.isHolder, true), { timeoutMs: 15_000, message: "the second instance took the seat" });
-        await writes(4, 60);
-        await equalToBucket("after a seat handover");
-        assert.ok(views.some((v) => !v.synced), "it said so while it took a fresh snapshot");
-      } finally {
-        sub.unsubscribe();
-        if (extra !== undefined) {
-          // Hand back: the stack stops its own service in after().
-          stack.provisioner = extra.p;
-        }
+  test("watch stays equal to the bucket through concurrent writes, a nats-server restart and a seat handover", { timeout: 120_000 }, async () => {
+    const views: View<"needs">[] = [];
+    let errors = 0;
+    const sub: Subscription = client.watch({ what: "needs", node: "n1" }, { seatCheckMs: 500, onError: () => errors++ }).subscribe((v) => views.push(v));
+    const equalToBucket = async (what: string): Promise<void> =>
+      eventually(
+        async () => {
+          const v = views.at(-1);
+          assert.ok(v?.synced, `${what}: the view is synced`);
+          assert.deepEqual(revisions(v), await bucketTruth(needs, "n1"), what);
+        },
+        { timeoutMs: 20_000, intervalMs: 100, message: `the watch did not equal the bucket ${what}` },
+      );
+    const writes = async (round: number, n: number): Promise<void> => {
+      for (let i = 0; i < n; i++) {
+        const key = needsKey(i % 3 === 0 ? "n2" : "n1", `m${i % 4}`, "config", `w${round}-${i % 25}`);
+        if (i % 7 === 6) await needs.delete(key);
+        else await needs.put(key, JSON.stringify({ round, i }));
       }
-    },
-  );
+    };
+    let extra: { nc: NatsConnection; p: Provisioner } | undefined;
+    try {
+      await firstValueFrom(
+        rx(client.watch({ what: "needs", node: "n1" })).pipe(
+          filter((v) => v.synced),
+          timeout(10_000),
+        ),
+      );
+      await equalToBucket("after the first snapshot");
+
+      // Writes while the watch follows; n2's writes must not reach a watch of n1.
+      await Promise.all([writes(1, 150), writes(2, 150)]);
+      await equalToBucket("after concurrent writes");
+      assert.ok([...(views.at(-1)?.entries.keys() ?? [])].every((k) => k.startsWith("n1.")));
+
+      // The server restarts on its store; writes made after it is back are followed.
+      await stack.server.restart();
+      await eventually(async () => void (await needs.put(needsKey("n1", "m9", "config", "after-restart"), "{}")), { timeoutMs: 20_000 });
+      await writes(3, 60);
+      await equalToBucket("after a nats-server restart");
+
+      // A second instance; the first stops: the seat changes hands and the new holder publishes the feed.
+      const nc = (extraNc = await connectTo(stack.server));
+      extra = { nc, p: await startProvisioner(nc, { ...FAST, seatTtlMs: 3000 }, memoryLogger("warn").log) };
+      await extra.p.synced;
+      await stack.stopService();
+      await eventually(() => assert.equal(extra?.p.seat.isHolder, true), { timeoutMs: 15_000, message: "the second instance took the seat" });
+      await writes(4, 60);
+      await equalToBucket("after a seat handover");
+      assert.ok(
+        views.some((v) => !v.synced),
+        "it said so while it took a fresh snapshot",
+      );
+    } finally {
+      sub.unsubscribe();
+      if (extra !== undefined) {
+        // Hand back: the stack stops its own service in after().
+        stack.provisioner = extra.p;
+      }
+    }
+  });
 
   test("the verb's $SRV.INFO names the protocol version the client speaks", async () => {
     const infos = await new Svcm(stack.client).client({ strategy: "timer", maxWait: 1000 }).info(SERVICE_NAME);
@@ -152,7 +166,12 @@ describe("the typed client (mesh-provisioner/client) against a real server and s
   });
 
   test("a watch of the registry holds each kind under its key in the bucket, its kind", async () => {
-    const v = await firstValueFrom(rx(client.watch({ what: "registry" }, { seatCheckMs: 0 })).pipe(filter((x) => x.synced), timeout(10_000)));
+    const v = await firstValueFrom(
+      rx(client.watch({ what: "registry" }, { seatCheckMs: 0 })).pipe(
+        filter((x) => x.synced),
+        timeout(10_000),
+      ),
+    );
     const kinds = (await client.get({ what: "registry" })).entries.map((e) => e.kind);
     assert.equal(kinds.length, 13);
     assert.deepEqual([...v.entries.keys()].sort(), [...kinds].sort());
@@ -163,7 +182,10 @@ describe("the typed client (mesh-provisioner/client) against a real server and s
     const collect = await stack.kv("collect");
     const rev = await collect.put(collectKey("n3", "ssh keys", "web"), "ssh-ed25519 AAAA…");
     const a = await client.get({ what: "collect", collection: "ssh keys", minRevision: rev });
-    assert.deepEqual(a.entries.map((e) => [e.key, e.node, e.collection, e.contributor]), [["n3.ssh=20keys.web", "n3", "ssh keys", "web"]]);
+    assert.deepEqual(
+      a.entries.map((e) => [e.key, e.node, e.collection, e.contributor]),
+      [["n3.ssh=20keys.web", "n3", "ssh keys", "web"]],
+    );
     assert.deepEqual(a.outOfShape, []);
   });
 });

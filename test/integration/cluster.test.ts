@@ -63,25 +63,43 @@ describe("on a three-server cluster", () => {
     await leader.kill("SIGKILL");
 
     // While the stream elects a leader (and the watch resumes), the verb answers from what was applied.
-    const meanwhile = await until(async () => {
-      const m = await client.request(VERB_SUBJECT, JSON.stringify({ what: "needs", node: "n1" }), { timeout: 1000 });
-      return m.json<{ revision: number; entries?: { key: string }[]; error?: unknown }>();
-    }, 10_000, "any answer from the verb after the leader was lost");
+    const meanwhile = await until(
+      async () => {
+        const m = await client.request(VERB_SUBJECT, JSON.stringify({ what: "needs", node: "n1" }), { timeout: 1000 });
+        return m.json<{ revision: number; entries?: { key: string }[]; error?: unknown }>();
+      },
+      10_000,
+      "any answer from the verb after the leader was lost",
+    );
     assert.equal(meanwhile.error, undefined, `the verb answers while the watch resumes: ${JSON.stringify(meanwhile)}`);
-    assert.deepEqual(meanwhile.entries?.map((e) => e.key), ["n1.web.config.before"]);
+    assert.deepEqual(
+      meanwhile.entries?.map((e) => e.key),
+      ["n1.web.config.before"],
+    );
     assert.equal(meanwhile.revision, before);
 
     // Writes land again once a new leader is elected; the projection follows them.
     const after = await putRetrying(kv, "n1.web.config.after", '"after"');
     console.log(`MEASURED cluster leader_loss_to_put_ms=${Date.now() - stoppedAt}`);
-    const current = await until(async () => {
-      const m = await client.request(VERB_SUBJECT, JSON.stringify({ what: "needs", node: "n1" }), { timeout: 2000 });
-      const body = m.json<{ entries?: { key: string; revision: number }[] }>();
-      return body.entries?.some((e) => e.key === "n1.web.config.after" && e.revision === after) ? body : undefined;
-    }, 30_000, "the verb answers the write made after the leader was lost");
+    const current = await until(
+      async () => {
+        const m = await client.request(VERB_SUBJECT, JSON.stringify({ what: "needs", node: "n1" }), { timeout: 2000 });
+        const body = m.json<{ entries?: { key: string; revision: number }[] }>();
+        return body.entries?.some((e) => e.key === "n1.web.config.after" && e.revision === after) ? body : undefined;
+      },
+      30_000,
+      "the verb answers the write made after the leader was lost",
+    );
     const currentMs = Date.now() - stoppedAt;
-    if (process.env.CLUSTER_TRACE) for (const l of memory.lines().filter((x) => x.code !== "E_NOT_SYNCED")) console.log(`TRACE ${(typeof l.time === "number" ? l.time : Date.parse(String(l.time))) - stoppedAt} ${l.msg} ${JSON.stringify({ ...l, msg: undefined, time: undefined, level: undefined, pid: undefined, hostname: undefined })}`);
-    assert.ok(current.entries?.some((e) => e.key === "n1.web.config.before"), "nothing written before the loss is lost");
+    if (process.env.CLUSTER_TRACE)
+      for (const l of memory.lines().filter((x) => x.code !== "E_NOT_SYNCED"))
+        console.log(
+          `TRACE ${(typeof l.time === "number" ? l.time : Date.parse(String(l.time))) - stoppedAt} ${l.msg} ${JSON.stringify({ ...l, msg: undefined, time: undefined, level: undefined, pid: undefined, hostname: undefined })}`,
+        );
+    assert.ok(
+      current.entries?.some((e) => e.key === "n1.web.config.before"),
+      "nothing written before the loss is lost",
+    );
     console.log(`MEASURED cluster leader_loss_to_current_ms=${currentMs}`);
 
     // The registry is still reconciled: drift made now is repaired.

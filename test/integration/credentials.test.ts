@@ -195,10 +195,7 @@ describe("credentials: every kind by flag and by the nats CLI's environment name
     });
 
     test("NATS_CA/NATS_CERT/NATS_KEY connect", { skip: NO_OPENSSL }, async () => {
-      const info = await connectsAndWorks(
-        { server: tlsServer!.url },
-        { NATS_CA: tls!.ca, NATS_CERT: tls!.clientCert, NATS_KEY: tls!.clientKey },
-      );
+      const info = await connectsAndWorks({ server: tlsServer!.url }, { NATS_CA: tls!.ca, NATS_CERT: tls!.clientCert, NATS_KEY: tls!.clientKey });
       assert.equal(info?.tls_required, true);
     });
 
@@ -217,13 +214,9 @@ describe("credentials: every kind by flag and by the nats CLI's environment name
       await connectsAndWorks({ tlsca: tls!.ca, tlscert: tls!.clientCert, tlskey: tls!.clientKey }, env);
     });
 
-    test(
-      "an IP-only server certificate (subjectAltName IP:127.0.0.1) is accepted at nats://127.0.0.1",
-      { skip: NO_OPENSSL },
-      async () => {
-        await connectsAndWorks({ server: tlsIpOnlyServer!.url, tlsca: tls!.ca, tlscert: tls!.clientCert, tlskey: tls!.clientKey }, {});
-      },
-    );
+    test("an IP-only server certificate (subjectAltName IP:127.0.0.1) is accepted at nats://127.0.0.1", { skip: NO_OPENSSL }, async () => {
+      await connectsAndWorks({ server: tlsIpOnlyServer!.url, tlsca: tls!.ca, tlscert: tls!.clientCert, tlskey: tls!.clientKey }, {});
+    });
   });
 
   describe("creds file (operator mode, JWT)", () => {
@@ -247,11 +240,7 @@ describe("credentials: every kind by flag and by the nats CLI's environment name
 
   describe("serve never logs a secret", () => {
     /** Spawn serve at debug level; return everything it wrote to stdout and stderr once it exits. */
-    function spawnCapturing(
-      server: RunningNatsServer,
-      env: Env,
-      args: string[] = [],
-    ): { proc: ServiceProcess; output: () => Promise<string> } {
+    function spawnCapturing(server: RunningNatsServer, env: Env, args: string[] = []): { proc: ServiceProcess; output: () => Promise<string> } {
       const proc = spawnService({ server: server.url, args: ["--log-level", "debug", ...args], env });
       children.push(proc);
       const chunks: Buffer[] = [];
@@ -277,7 +266,10 @@ describe("credentials: every kind by flag and by the nats CLI's environment name
       assert.deepEqual([exit.code, exit.signal], [0, null], `serve did not stop cleanly:\n${proc.tail()}`);
       const text = await output();
       assert.ok(text.includes(SYNCED), "the captured output must hold the log lines");
-      assert.ok(proc.lines.some((l) => l.fields["level"] === "debug"), "debug lines must have been written");
+      assert.ok(
+        proc.lines.some((l) => l.fields["level"] === "debug"),
+        "debug lines must have been written",
+      );
       assert.ok(!text.includes(secret), `the secret appears in the output:\n${text}`);
     }
 
@@ -302,14 +294,11 @@ describe("credentials: every kind by flag and by the nats CLI's environment name
       assert.ok(!text.includes(wrong) && !text.includes(PASSWORD), `a password appears in the output:\n${text}`);
     });
 
-    test(
-      "a SIGTERM during start-up (at its first log line) still ends it with status 0",
-      async () => {
-        const { proc } = spawnCapturing(userServer, { NATS_USER: USER, NATS_PASSWORD: PASSWORD });
-        await proc.waitForLine((l) => l.msg === "starting mesh-provisioner", 10_000, "starting mesh-provisioner");
-        const exit = await proc.stop("SIGTERM", 8000);
-        assert.deepEqual([exit.code, exit.signal], [0, null], proc.tail());
-      },
-    );
+    test("a SIGTERM during start-up (at its first log line) still ends it with status 0", async () => {
+      const { proc } = spawnCapturing(userServer, { NATS_USER: USER, NATS_PASSWORD: PASSWORD });
+      await proc.waitForLine((l) => l.msg === "starting mesh-provisioner", 10_000, "starting mesh-provisioner");
+      const exit = await proc.stop("SIGTERM", 8000);
+      assert.deepEqual([exit.code, exit.signal], [0, null], proc.tail());
+    });
   });
 });

@@ -141,7 +141,10 @@ describe("the dashboard's data: overview, node list, node page, filtered events,
     assert.equal(p.total, 30);
     assert.equal(p.matched, 30);
     assert.equal(p.offset, 10);
-    assert.deepEqual(p.rows.map((r: any) => r.node), ["node-10", "node-11", "node-12", "node-13", "node-14"]);
+    assert.deepEqual(
+      p.rows.map((r: any) => r.node),
+      ["node-10", "node-11", "node-12", "node-13", "node-14"],
+    );
     assert.deepEqual(p.rows[2], {
       node: "node-12",
       modules: 2,
@@ -160,7 +163,10 @@ describe("the dashboard's data: overview, node list, node page, filtered events,
     assert.ok(p.rows[2].bytes > 100, "the bytes of its entries as held");
     assert.equal(p.totals.nodes, 30);
     const m = await json(`${base}/api/nodes?match=NODE-2`);
-    assert.deepEqual(m.rows.map((r: any) => r.node), Array.from({ length: 10 }, (_, i) => `node-2${i}`));
+    assert.deepEqual(
+      m.rows.map((r: any) => r.node),
+      Array.from({ length: 10 }, (_, i) => `node-2${i}`),
+    );
     const wrong = await json(`${base}/api/nodes?problems=1&limit=500`);
     assert.equal(wrong.matched, 20);
     assert.ok(wrong.rows.every((r: any) => r.problems));
@@ -174,14 +180,23 @@ describe("the dashboard's data: overview, node list, node page, filtered events,
   test("a node's page holds its needs with answered flags, what is applied, its collect items and its keys out of shape", async () => {
     const d = await json(`${base}/api/node?node=node-06`);
     assert.equal(d.row.needs, 3);
-    assert.deepEqual(d.needs.entries.map((e: any) => [e.key, e.answered ?? true]), [
-      ["node-06.api.tracing.endpoint", false],
-      ["node-06.web.config.listen", true],
-      ["node-06.web.port.http", true],
-    ]);
-    assert.deepEqual(d.applied.entries.map((e: any) => e.key), ["node-06.web"]);
+    assert.deepEqual(
+      d.needs.entries.map((e: any) => [e.key, e.answered ?? true]),
+      [
+        ["node-06.api.tracing.endpoint", false],
+        ["node-06.web.config.listen", true],
+        ["node-06.web.port.http", true],
+      ],
+    );
+    assert.deepEqual(
+      d.applied.entries.map((e: any) => e.key),
+      ["node-06.web"],
+    );
     const seven = await json(`${base}/api/node?node=node-07`);
-    assert.deepEqual(seven.needs.outOfShape.map((o: any) => o.key), ["node-07.web.config"]);
+    assert.deepEqual(
+      seven.needs.outOfShape.map((o: any) => o.key),
+      ["node-07.web.config"],
+    );
     const none = await json(`${base}/api/node?node=nobody`);
     assert.equal(none.row, null);
     assert.deepEqual(none.needs.entries, []);

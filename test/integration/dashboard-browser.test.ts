@@ -70,7 +70,16 @@ function launch(): Promise<Browser> {
     executablePath: CHROMIUM,
     headless: true,
     timeout: 15_000,
-    args: ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run", "--disable-background-networking", "--disable-component-update", "--disable-sync"],
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-quic",
+      "--no-first-run",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+    ],
   });
 }
 
@@ -144,8 +153,19 @@ describe("the dashboard at / in a headless Chromium", { skip }, () => {
     assert.match((await page.locator("#revisions").textContent()) ?? "", /registry 13 @13/);
 
     const totals: Record<string, string> = {};
-    for (const name of ["nodes", "nodesWithProblems", "modules", "needs", "unanswered", "notApplied", "collect", "registry", "outOfShape"]) totals[name] = await total(name);
-    assert.deepEqual(totals, { nodes: "3", nodesWithProblems: "2", modules: "5", needs: "12", unanswered: "1", notApplied: "2", collect: "5", registry: "13", outOfShape: "1" });
+    for (const name of ["nodes", "nodesWithProblems", "modules", "needs", "unanswered", "notApplied", "collect", "registry", "outOfShape"])
+      totals[name] = await total(name);
+    assert.deepEqual(totals, {
+      nodes: "3",
+      nodesWithProblems: "2",
+      modules: "5",
+      needs: "12",
+      unanswered: "1",
+      notApplied: "2",
+      collect: "5",
+      registry: "13",
+      outOfShape: "1",
+    });
 
     assert.deepEqual(await listed(), ["core-1", "edge-1", "edge-2"]);
     // node, modules, needs, unanswered, not applied, applied, collect, out of shape
@@ -171,7 +191,7 @@ describe("the dashboard at / in a headless Chromium", { skip }, () => {
     await page.fill("#match", "");
     await page.check("#problems");
     // The name filter also showed two of two: wait for the rows the problems filter shows, not the pager's count.
-    await page.waitForFunction('document.querySelector(\'#nodes tbody tr[data-node="core-1"]\') !== null');
+    await page.waitForFunction("document.querySelector('#nodes tbody tr[data-node=\"core-1\"]') !== null");
     assert.deepEqual(await listed(), ["core-1", "edge-2"]);
     assert.match(page.url(), /problems=1/);
     await page.uncheck("#problems");
@@ -216,7 +236,9 @@ describe("the dashboard at / in a headless Chromium", { skip }, () => {
     await page.waitForSelector('#needs tr[data-key="core-1.metrics.config.interval"]', { timeout: 5_000 });
     console.log(`MEASURED dashboard need_put_to_shown_ms=${Date.now() - t0}`);
     await kvs.applied.put("core-1.metrics", JSON.stringify({ at: "2024-05-01T12:01:10Z", revision: 1 }));
-    await page.waitForFunction('document.querySelector(\'#modules tr[data-module="metrics"] td:last-child\').textContent === "applied"', undefined, { timeout: 5_000 });
+    await page.waitForFunction('document.querySelector(\'#modules tr[data-module="metrics"] td:last-child\').textContent === "applied"', undefined, {
+      timeout: 5_000,
+    });
     assert.equal(await page.evaluate("window.__notReloaded === true"), true, "no reload happened");
     assert.equal(await page.locator("#conn").textContent(), "live");
   });
@@ -230,20 +252,17 @@ describe("the dashboard at / in a headless Chromium", { skip }, () => {
     assert.ok(statSync(path).size > 10_000, "a real picture, not an empty page");
   });
 
-  test(
-    "after its event stream reconnects (the service restarted) the page shows the changes made while it was cut off",
-    async () => {
-      const address = new URL(base).host; // 127.0.0.1:PORT
-      await serve.stop("SIGTERM");
-      await page.waitForSelector("#conn.dead");
-      await kvs.needs.put("core-1.cache.config.size", JSON.stringify({ mb: 256 }));
-      // The same address again: the page's EventSource reconnects to it by itself.
-      serve = fleet.spawn({ args: ["--http", address], name: "serve-dashboard-2" });
-      await serve.waitForLine((l) => l.msg.startsWith("all projections synced"), 15_000, "all projections synced");
-      await page.waitForSelector("#conn.live", { timeout: 15_000 });
-      await page.waitForSelector('#needs tr[data-key="core-1.cache.config.size"]', { timeout: 5_000 });
-    },
-  );
+  test("after its event stream reconnects (the service restarted) the page shows the changes made while it was cut off", async () => {
+    const address = new URL(base).host; // 127.0.0.1:PORT
+    await serve.stop("SIGTERM");
+    await page.waitForSelector("#conn.dead");
+    await kvs.needs.put("core-1.cache.config.size", JSON.stringify({ mb: 256 }));
+    // The same address again: the page's EventSource reconnects to it by itself.
+    serve = fleet.spawn({ args: ["--http", address], name: "serve-dashboard-2" });
+    await serve.waitForLine((l) => l.msg.startsWith("all projections synced"), 15_000, "all projections synced");
+    await page.waitForSelector("#conn.live", { timeout: 15_000 });
+    await page.waitForSelector('#needs tr[data-key="core-1.cache.config.size"]', { timeout: 5_000 });
+  });
 
   test("with --http-token the page asks for the token, then shows the mesh", async () => {
     const guarded = fleet.spawn({ args: ["--http", "127.0.0.1:0", "--http-token", TOKEN], name: "serve-dashboard-token" });

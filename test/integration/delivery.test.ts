@@ -50,7 +50,11 @@ describe("a consumer's deliveries read off its deliver subject", () => {
     const subject = await consumer("all", 5000);
     const got: { entry: RawEntry; pending: number }[] = [];
     const ended: string[] = [];
-    const d = deliver(nc, { subject, keyPrefix: PREFIX, heartbeatMs: 5000 }, { entry: (entry, pending) => got.push({ entry, pending }), ended: (why) => ended.push(why) });
+    const d = deliver(
+      nc,
+      { subject, keyPrefix: PREFIX, heartbeatMs: 5000 },
+      { entry: (entry, pending) => got.push({ entry, pending }), ended: (why) => ended.push(why) },
+    );
     try {
       await eventually(() => assert.equal(got.length, count), { timeoutMs: 20_000 });
       assert.deepEqual(
@@ -73,9 +77,21 @@ describe("a consumer's deliveries read off its deliver subject", () => {
     const revisions: number[] = [];
     for (let i = 0; i < count; i++) revisions.push((await js.publish(`${PREFIX}mixed.k${i}`, valueOf(i))).seq);
     const subject = createInbox();
-    await jsm.consumers.add(STREAM, { name: "mixed", deliver_subject: subject, deliver_policy: DeliverPolicy.All, ack_policy: AckPolicy.None, flow_control: true, idle_heartbeat: nanos(5000), filter_subject: `${PREFIX}mixed.>` });
+    await jsm.consumers.add(STREAM, {
+      name: "mixed",
+      deliver_subject: subject,
+      deliver_policy: DeliverPolicy.All,
+      ack_policy: AckPolicy.None,
+      flow_control: true,
+      idle_heartbeat: nanos(5000),
+      filter_subject: `${PREFIX}mixed.>`,
+    });
     const got: RawEntry[] = [];
-    const d = deliver(nc, { subject, keyPrefix: PREFIX, heartbeatMs: 5000 }, { entry: (entry) => got.push({ ...entry, value: Buffer.from(entry.value) }), ended: () => undefined });
+    const d = deliver(
+      nc,
+      { subject, keyPrefix: PREFIX, heartbeatMs: 5000 },
+      { entry: (entry) => got.push({ ...entry, value: Buffer.from(entry.value) }), ended: () => undefined },
+    );
     try {
       await eventually(() => assert.equal(got.length, count), { timeoutMs: 20_000 });
       for (const [i, e] of got.entries()) {

@@ -161,9 +161,15 @@ describe("dump: one JSON document of what a running instance holds", () => {
     const doc = JSON.parse(readFileSync(out, "utf8")) as Dump;
 
     checkAgainstBuckets(doc, truth);
-    assert.deepEqual(doc.buckets.needs.outOfShape.map((o) => o.key), ["n1.web.config"]);
+    assert.deepEqual(
+      doc.buckets.needs.outOfShape.map((o) => o.key),
+      ["n1.web.config"],
+    );
     assert.match(doc.buckets.needs.outOfShape[0]!.reason, /needs keys have 4 tokens/);
-    assert.deepEqual(doc.buckets.collect.outOfShape.map((o) => o.key), ["n2.shell"]);
+    assert.deepEqual(
+      doc.buckets.collect.outOfShape.map((o) => o.key),
+      ["n2.shell"],
+    );
     assert.match(doc.buckets.collect.outOfShape[0]!.reason, /collect keys have 3 tokens/);
     assert.deepEqual(doc.buckets.registry.outOfShape, []);
     assert.deepEqual(doc.buckets.applied.outOfShape, []);
@@ -202,7 +208,10 @@ describe("dump: one JSON document of what a running instance holds", () => {
     checkAgainstBuckets(doc, truth);
     assert.equal(doc.source, `instance ${serve.instance}`);
     assert.equal(doc.seat.holder?.instance, serve.instance);
-    assert.deepEqual(doc.buckets.needs.outOfShape.map((o) => o.key), ["n1.web.config"]);
+    assert.deepEqual(
+      doc.buckets.needs.outOfShape.map((o) => o.key),
+      ["n1.web.config"],
+    );
     assert.equal(serve.exit, undefined, "the service keeps running after the signal");
 
     // A second signal writes a second file: the dump is taken again, not cached.

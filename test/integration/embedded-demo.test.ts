@@ -129,7 +129,10 @@ describe("npm start -- --demo", () => {
       async () => {
         const needs = await new ProvisionerClient(nc).page({ what: "needs" });
         assert.equal(needs.entries.length, Object.keys(DEMO_MESH.needs).length);
-        assert.deepEqual(needs.outOfShape.map((o) => o.key), Object.keys(DEMO_MESH.outOfShape));
+        assert.deepEqual(
+          needs.outOfShape.map((o) => o.key),
+          Object.keys(DEMO_MESH.outOfShape),
+        );
         assert.equal((await new ProvisionerClient(nc).page({ what: "applied" })).entries.length, Object.keys(DEMO_MESH.applied).length);
         assert.equal((await new ProvisionerClient(nc).page({ what: "collect" })).entries.length, Object.keys(DEMO_MESH.collect).length);
       },
@@ -153,13 +156,16 @@ describe("npm start -- --demo", () => {
         .find((l) => l.msg === "SIGUSR2: wrote this instance's dump");
     assert.equal(wrote(), undefined, "no dump before the signal");
     embedded.child.kill("SIGUSR2");
-    await eventually(() => assert.ok(wrote()?.path), { timeoutMs: 10_000, message: "no \"SIGUSR2: wrote this instance's dump\" line" });
+    await eventually(() => assert.ok(wrote()?.path), { timeoutMs: 10_000, message: 'no "SIGUSR2: wrote this instance\'s dump" line' });
     const path = String(wrote()?.path);
     try {
       const doc = JSON.parse(readFileSync(path, "utf8")) as { source: string; buckets: Record<string, { entries: unknown[]; outOfShape: { key: string }[] }> };
       assert.match(doc.source, /^instance /);
       assert.equal(doc.buckets["needs"]?.entries.length, Object.keys(DEMO_MESH.needs).length);
-      assert.deepEqual(doc.buckets["needs"]?.outOfShape.map((o) => o.key), Object.keys(DEMO_MESH.outOfShape));
+      assert.deepEqual(
+        doc.buckets["needs"]?.outOfShape.map((o) => o.key),
+        Object.keys(DEMO_MESH.outOfShape),
+      );
     } finally {
       rmSync(path, { force: true });
     }

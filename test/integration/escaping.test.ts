@@ -87,7 +87,11 @@ describe(`collection names written with =hex escaping (random name ${JSON.string
   test("each collection, including the random one, is found by its name alone", async () => {
     for (const [name, escaped] of NAMES) {
       const r = await askOk(stack, { what: "collect", collection: name });
-      assert.deepEqual(r.body.entries.map((e: { key: string }) => e.key), [`n1.${escaped}.c1`], name);
+      assert.deepEqual(
+        r.body.entries.map((e: { key: string }) => e.key),
+        [`n1.${escaped}.c1`],
+        name,
+      );
       assert.equal(r.body.entries[0].revision, revisionOf.get(name));
     }
   });

@@ -93,7 +93,12 @@ describe("the live feed", () => {
     await writer;
     writing = false;
     const last = await stack.lastSeq("needs");
-    await eventually(() => assert.ok(events.some((e) => e.revision === last), "the feed reached the last write"));
+    await eventually(() =>
+      assert.ok(
+        events.some((e) => e.revision === last),
+        "the feed reached the last write",
+      ),
+    );
     sub.unsubscribe();
     for (const e of events) {
       if (e.revision <= snapshot.revision) continue;

@@ -38,7 +38,8 @@ describe("a node flooding its keys is contained in its bucket and named", () => 
       assert.equal(config.max_bytes, LIMITS.nodeBucketBytes, w);
       assert.equal(config.max_msg_size, LIMITS.maxValueBytes, w);
     }
-    for (const b of [BUCKETS.registry, SEAT_BUCKET]) assert.equal((await stack.jsm.streams.info(streamName(b))).config.max_bytes, OWN_BUCKET_LIMITS.bucketBytes, b);
+    for (const b of [BUCKETS.registry, SEAT_BUCKET])
+      assert.equal((await stack.jsm.streams.info(streamName(b))).config.max_bytes, OWN_BUCKET_LIMITS.bucketBytes, b);
   });
 
   test("a value over the largest a node may write is refused by the server", async () => {
@@ -68,7 +69,14 @@ describe("a node flooding its keys is contained in its bucket and named", () => 
       assert.ok(acked > 500, `the flooder wrote ${acked} keys first`);
 
       // The flood is named: in the log, once, and on the overview.
-      await eventually(() => assert.deepEqual(stack.provisioner.overview.flooding().map((f) => f.node), ["flooder"]), { timeoutMs: 10_000 });
+      await eventually(
+        () =>
+          assert.deepEqual(
+            stack.provisioner.overview.flooding().map((f) => f.node),
+            ["flooder"],
+          ),
+        { timeoutMs: 10_000 },
+      );
       const named = stack.lines().filter((l) => String(l["msg"]).startsWith("a node is flooding its keys"));
       assert.equal(named.length, 1, "logged once, not per write");
       assert.equal(named[0]?.["node"], "flooder");
@@ -84,12 +92,17 @@ describe("a node flooding its keys is contained in its bucket and named", () => 
       await registry.put("bogus", "{}");
       await until(async () => ((await registry.get("bogus"))?.operation === "DEL" ? true : undefined), 10_000, "the registry's drift repaired");
       // The seat renews (its ttl is 2 s) and the verb answers.
-      const seatRev = (await (await stack.jsm.streams.info(streamName(SEAT_BUCKET))).state.last_seq);
-      await eventually(async () => assert.ok((await stack.jsm.streams.info(streamName(SEAT_BUCKET))).state.last_seq > seatRev, "a seat renewal landed"), { timeoutMs: 10_000 });
+      const seatRev = await (await stack.jsm.streams.info(streamName(SEAT_BUCKET))).state.last_seq;
+      await eventually(async () => assert.ok((await stack.jsm.streams.info(streamName(SEAT_BUCKET))).state.last_seq > seatRev, "a seat renewal landed"), {
+        timeoutMs: 10_000,
+      });
       assert.equal(stack.provisioner.seat.isHolder, true);
       const r = await stack.ask({ what: "needs", node: "n1" });
       assert.equal(r.status, 200);
-      assert.deepEqual(r.body.entries.map((e: { key: string }) => e.key), ["n1.web.config.fine"]);
+      assert.deepEqual(
+        r.body.entries.map((e: { key: string }) => e.key),
+        ["n1.web.config.fine"],
+      );
       console.log(`MEASURED flood acked_before_full=${acked}`);
     },
   );

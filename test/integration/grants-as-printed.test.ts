@@ -115,7 +115,18 @@ describe("the printed grants, as printed", () => {
     const q = await run(["query", "registry", "--server", server.url, ...as(PROVIDER)]);
     assert.equal(q.code, 3, q.stderr);
     assert.match(q.stderr, /permissions violation: the server refused subscribe on _INBOX_mesh-provisioner\.\S+; .*inbox prefix _INBOX_mesh-provisioner,/);
-    const ok = await run(["query", "registry", "--json", "--server", server.url, ...as(PROVIDER), "--inbox-prefix", inboxPrefix("provider"), "--scope", "needs"]);
+    const ok = await run([
+      "query",
+      "registry",
+      "--json",
+      "--server",
+      server.url,
+      ...as(PROVIDER),
+      "--inbox-prefix",
+      inboxPrefix("provider"),
+      "--scope",
+      "needs",
+    ]);
     assert.equal(ok.code, 0, ok.stderr);
     // Without the scope of its grant, the verb's subject for the whole mesh is refused, and the message says so.
     const mesh = await run(["query", "registry", "--server", server.url, ...as(PROVIDER), "--inbox-prefix", inboxPrefix("provider")]);

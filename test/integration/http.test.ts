@@ -157,8 +157,14 @@ describe("serve --http: /healthz, /readyz, /metrics, /events", () => {
     assert.equal(sample(samples, "mesh_provisioner_registry_writes", { op: "updated" }), 0);
     assert.equal(sample(samples, "mesh_provisioner_registry_writes", { op: "deleted" }), 0);
     assert.equal(sample(samples, "mesh_provisioner_registry_writes", { op: "failed" }), 0);
-    assert.ok(samples.some((s) => s.name.startsWith("mesh_provisioner_process_")), "the process's default metrics are there");
-    assert.ok(samples.every((s) => s.name.startsWith("mesh_provisioner_")), "every metric is named mesh_provisioner_*");
+    assert.ok(
+      samples.some((s) => s.name.startsWith("mesh_provisioner_process_")),
+      "the process's default metrics are there",
+    );
+    assert.ok(
+      samples.every((s) => s.name.startsWith("mesh_provisioner_")),
+      "every metric is named mesh_provisioner_*",
+    );
   });
 
   test("/metrics counts verb requests by what and status, errors by status, and their latency as a histogram", async () => {
@@ -211,10 +217,7 @@ describe("serve --http: /healthz, /readyz, /metrics, /events", () => {
         });
       });
       req.end();
-      await Promise.race([
-        opened,
-        new Promise((_, reject) => setTimeout(() => reject(new Error("/events did not open within 5 s")), 5000).unref()),
-      ]);
+      await Promise.race([opened, new Promise((_, reject) => setTimeout(() => reject(new Error("/events did not open within 5 s")), 5000).unref())]);
       assert.equal(res?.statusCode, 200);
       assert.match(String(res?.headers["content-type"]), /^text\/event-stream/);
 
@@ -239,22 +242,19 @@ describe("serve --http: /healthz, /readyz, /metrics, /events", () => {
     }
   });
 
-  test(
-    "/metrics still answers within 3 s while the nats-server is down (a scrape must not outlast Prometheus' 10 s timeout)",
-    async () => {
-      await server.kill();
-      try {
-        await eventually(async () => assert.equal((await get(`${base}/readyz`)).status, 503), { timeoutMs: 10_000 });
-        const t0 = Date.now();
-        const r = await get(`${base}/metrics`, 3000);
-        assert.equal(r.status, 200);
-        assert.ok(Date.now() - t0 < 3000);
-      } finally {
-        await server.restart();
-        await eventually(async () => assert.equal((await get(`${base}/readyz`)).status, 200), { timeoutMs: 15_000, intervalMs: 100 });
-      }
-    },
-  );
+  test("/metrics still answers within 3 s while the nats-server is down (a scrape must not outlast Prometheus' 10 s timeout)", async () => {
+    await server.kill();
+    try {
+      await eventually(async () => assert.equal((await get(`${base}/readyz`)).status, 503), { timeoutMs: 10_000 });
+      const t0 = Date.now();
+      const r = await get(`${base}/metrics`, 3000);
+      assert.equal(r.status, 200);
+      assert.ok(Date.now() - t0 < 3000);
+    } finally {
+      await server.restart();
+      await eventually(async () => assert.equal((await get(`${base}/readyz`)).status, 200), { timeoutMs: 15_000, intervalMs: 100 });
+    }
+  });
 
   test("/readyz answers 503 with connected:false while the nats-server is down, and 200 again within 15 s of its restart; /healthz stays 200", async () => {
     await server.kill(); // SIGKILL; the JetStream store is kept

@@ -38,7 +38,13 @@ describe("under load and random input", () => {
         writes++;
       }
     };
-    const requests = [{ what: "needs" }, { what: "needs", node: "n1" }, { what: "needs", node: "n2", module: "m3" }, { what: "collect", collection: "shell:zsh" }, {}];
+    const requests = [
+      { what: "needs" },
+      { what: "needs", node: "n1" },
+      { what: "needs", node: "n2", module: "m3" },
+      { what: "collect", collection: "shell:zsh" },
+      {},
+    ];
     const reader = async (r: number): Promise<void> => {
       for (let i = 0; Date.now() < end && i < 5000; i++) {
         const req = requests[(r + i) % requests.length] as Record<string, unknown>;
@@ -51,10 +57,7 @@ describe("under load and random input", () => {
         }
       }
     };
-    await Promise.all([
-      ...Array.from({ length: WRITERS }, (_, w) => writer(w)),
-      ...Array.from({ length: READERS }, (_, r) => reader(r)),
-    ]);
+    await Promise.all([...Array.from({ length: WRITERS }, (_, w) => writer(w)), ...Array.from({ length: READERS }, (_, r) => reader(r))]);
     assert.deepEqual(failures, []);
     assert.ok(writes > 100 && reads > 100, `enough load: ${writes} writes, ${reads} reads`);
 
@@ -79,7 +82,10 @@ describe("under load and random input", () => {
         const text = typeof body === "string" ? body : JSON.stringify(body);
         // A minRevision ahead of the bucket would wait out --max-wait and answer 504 (tested elsewhere):
         // keep every non-negative whole minRevision at 0, which every bucket has reached.
-        const reply = await stack.ask(text.replace(/"minRevision":\s*\d+(?![.eE\d])/g, () => '"minRevision":0'), 8000);
+        const reply = await stack.ask(
+          text.replace(/"minRevision":\s*\d+(?![.eE\d])/g, () => '"minRevision":0'),
+          8000,
+        );
         assert.ok(reply.status === 200 || reply.status === 400, `${text} -> ${reply.status}`);
         if (reply.status === 400) {
           assert.equal(reply.body.error.code, 400);

@@ -8,19 +8,7 @@ import { REGISTRY_TABLE } from "../../src/reconcile/registry.js";
 const KINDS = new Set(REGISTRY_TABLE.map((v) => v.kind));
 
 /** Values of every sort a node may store: JSON of each type, text that is not JSON, the empty string. */
-const VALUES = [
-  '{"default":8080}',
-  "[1,2,3]",
-  "42",
-  '"quoted"',
-  "null",
-  "true",
-  " { \"spaced\" : [ ] } ",
-  "not json",
-  "{broken",
-  "",
-  "ünïcödé text",
-];
+const VALUES = ['{"default":8080}', "[1,2,3]", "42", '"quoted"', "null", "true", ' { "spaced" : [ ] } ', "not json", "{broken", "", "ünïcödé text"];
 
 type Written = Map<string, { text: string; revision: number }>;
 
@@ -123,7 +111,12 @@ describe("narrowing the verb's answers", () => {
   test("needs: everything, by node, and by node and module equal a direct filter over what was written", async () => {
     await check("needs", {});
     for (const node of ["n1", "n2", "n10"]) await check("needs", { node });
-    for (const [node, module] of [["n1", "web"], ["n2", "db"], ["n10", "api"]] as const) await check("needs", { node, module });
+    for (const [node, module] of [
+      ["n1", "web"],
+      ["n2", "db"],
+      ["n10", "api"],
+    ] as const)
+      await check("needs", { node, module });
     // n1 must not pick up n10's keys, nor a module filter another module's.
     await check("needs", { node: "nobody" }, true);
     await check("needs", { node: "n1", module: "nobody" }, true);
@@ -153,7 +146,7 @@ describe("narrowing the verb's answers", () => {
     await check("collect", { node: "n10", collection: "environment", contributor: "api" }, true); // deleted: nothing
   });
 
-  test('answered:false exactly for needs whose kind the registry does not answer (weird), absent for config', async () => {
+  test("answered:false exactly for needs whose kind the registry does not answer (weird), absent for config", async () => {
     const r = await askOk(stack, { what: "needs", minRevision: last.needs });
     for (const e of r.body.entries as { kind: string; answered?: boolean; key: string }[]) {
       if (KINDS.has(e.kind)) assert.ok(!("answered" in e), `${e.key} carries no answered flag`);
@@ -177,7 +170,11 @@ describe("narrowing the verb's answers", () => {
   });
 
   test("each entry's revision is the revision the KV put returned, and the reply's revision covers them all", async () => {
-    for (const [what, written] of [["needs", needs], ["applied", applied], ["collect", collect]] as const) {
+    for (const [what, written] of [
+      ["needs", needs],
+      ["applied", applied],
+      ["collect", collect],
+    ] as const) {
       const r = await askOk(stack, { what, minRevision: last[what] });
       const revs = new Map<string, number>(r.body.entries.map((e: { key: string; revision: number }) => [e.key, e.revision]));
       assert.equal(revs.size, written.size);

@@ -132,7 +132,10 @@ describe("keys out of their bucket's shape", () => {
     const keys = r.body.outOfShape.map((o: { key: string }) => o.key).sort();
     assert.deepEqual(keys, ["n1.web.config", "n1.web.config.port.extra"]);
     const n2 = await askOk(stack, { what: "needs", node: "n2" });
-    assert.deepEqual(n2.body.outOfShape.map((o: { key: string }) => o.key), ["n2.web.config"]);
+    assert.deepEqual(
+      n2.body.outOfShape.map((o: { key: string }) => o.key),
+      ["n2.web.config"],
+    );
     assert.deepEqual(n2.body.entries, []);
   });
 
@@ -182,7 +185,10 @@ describe("keys out of their bucket's shape", () => {
     assert.ok(!c.body.outOfShape.some((o: { key: string }) => o.key === "n1.abc=3a.c1"));
     const g = await askOk(stack, { what: "registry", minRevision: r3 });
     assert.ok(!g.body.outOfShape.some((o: { key: string }) => o.key === "config"));
-    assert.ok(g.body.entries.some((e: { kind: string }) => e.kind === "config"), "the fixed registry key answers again");
+    assert.ok(
+      g.body.entries.some((e: { kind: string }) => e.kind === "config"),
+      "the fixed registry key answers again",
+    );
 
     const stats = statsOf(stack);
     assert.equal(stats.projections.needs.outOfShape, BAD.needs.length - 1);

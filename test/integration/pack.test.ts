@@ -43,7 +43,11 @@ describe("npm pack gives a package that installs and works in an empty folder", 
     for (const f of ["bin/mesh-provisioner", "dist/bundle/index.js", "schemas/request.schema.json", "docs/protocol.md", "README.md", "package.json"]) {
       assert.ok(files.includes(f), `${f} is in the package`);
     }
-    assert.deepEqual(files.filter((f) => /(^|\/)(test|bench)\//.test(f) || f.startsWith("src/") || f.startsWith("dist/src/") || f.startsWith("client/")), [], "no tests, bench, sources or the client's package");
+    assert.deepEqual(
+      files.filter((f) => /(^|\/)(test|bench)\//.test(f) || f.startsWith("src/") || f.startsWith("dist/src/") || f.startsWith("client/")),
+      [],
+      "no tests, bench, sources or the client's package",
+    );
   });
 
   test("the installed command runs", async () => {

@@ -10,7 +10,8 @@ const PER_NODE = 100;
 /** Needs in shape: 30 nodes x 5 modules x 20 names, each ~1 KB of JSON. */
 function needsKeys(): string[] {
   const keys: string[] = [];
-  for (const node of NODES) for (let m = 0; m < 5; m++) for (let k = 0; k < PER_NODE / 5; k++) keys.push(`${node}.mod${m}.config.k${String(k).padStart(2, "0")}`);
+  for (const node of NODES)
+    for (let m = 0; m < 5; m++) for (let k = 0; k < PER_NODE / 5; k++) keys.push(`${node}.mod${m}.config.k${String(k).padStart(2, "0")}`);
   return keys;
 }
 const valueFor = (key: string): string => JSON.stringify({ key, pad: "p".repeat(1000 - key.length) });
@@ -76,7 +77,8 @@ describe("paging through large answers on a 64 KiB max payload", () => {
       }
       after = next;
     });
-    for (let i = 1; i < keys.length; i++) assert.ok((keys[i - 1] as string) < (keys[i] as string), `keys in strictly increasing order at ${i}: ${keys[i - 1]} ${keys[i]}`);
+    for (let i = 1; i < keys.length; i++)
+      assert.ok((keys[i - 1] as string) < (keys[i] as string), `keys in strictly increasing order at ${i}: ${keys[i - 1]} ${keys[i]}`);
     return { pages, keys, oos };
   }
 
@@ -112,7 +114,11 @@ describe("paging through large answers on a 64 KiB max payload", () => {
     test(`needs of each node${limit ? ` with limit ${limit}` : ""}: every entry of that node once, its out-of-shape keys once`, async () => {
       for (const node of NODES) {
         const t = await traverse({ what: "needs", node, ...(limit ? { limit } : {}) });
-        sameSet(t.keys, allKeys.filter((k) => k.startsWith(`${node}.`)), `entries of ${node}`);
+        sameSet(
+          t.keys,
+          allKeys.filter((k) => k.startsWith(`${node}.`)),
+          `entries of ${node}`,
+        );
         sameSet([...t.oos].sort(), OUT_OF_SHAPE.filter((k) => k === node || k.startsWith(`${node}.`)).sort(), `out-of-shape keys of ${node}`);
       }
     });
@@ -135,15 +141,12 @@ describe("paging through large answers on a 64 KiB max payload", () => {
     assert.equal(large.valueTooLarge, undefined);
   });
 
-  test(
-    "valueBytes is the size of the value that was left out",
-    async () => {
+  test("valueBytes is the size of the value that was left out", async () => {
     const r = await askOk(stack, { what: "needs", after: "n15.mod2.config.kh", limit: 1 });
     const huge = r.body.entries[0];
     assert.equal(huge.key, HUGE.key);
     assert.equal(huge.valueBytes, Buffer.byteLength(HUGE.value));
-    },
-  );
+  });
 
   test("after past the last key answers no entries and no next; after between keys continues at the next key", async () => {
     const end = await askOk(stack, { what: "needs", after: "~" });

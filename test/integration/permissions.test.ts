@@ -66,7 +66,10 @@ describe("runs-as and least privilege on a real server", () => {
     // n2's data is intact, seen through the verb by the provisioner's user.
     const reply = await svcNc.request(VERB_SUBJECT, JSON.stringify({ what: "needs", node: "n2", minRevision: n2rev }), SHORT);
     const entries = reply.json<{ entries: { key: string; revision: number }[] }>().entries;
-    assert.deepEqual(entries.map((e) => [e.key, e.revision]), [["n2.web.config.port", n2rev]]);
+    assert.deepEqual(
+      entries.map((e) => [e.key, e.revision]),
+      [["n2.web.config.port", n2rev]],
+    );
   });
 
   test("node n1 reads the registry by get and by watch", async () => {
@@ -104,7 +107,9 @@ describe("runs-as and least privilege on a real server", () => {
     for (const u of [USERS.n1, USERS.provider]) {
       const c = await client(u);
       await refused(`${u.user} opening the checkpoints`, () => new Objm(c.js).open(CHECKPOINT_BUCKET));
-      await refused(`${u.user} reading a checkpoint's meta`, () => c.nc.request(`$JS.API.STREAM.MSG.GET.${objectStreamName(CHECKPOINT_BUCKET)}`, JSON.stringify({ last_by_subj: `$O.${CHECKPOINT_BUCKET}.M.>` }), SHORT));
+      await refused(`${u.user} reading a checkpoint's meta`, () =>
+        c.nc.request(`$JS.API.STREAM.MSG.GET.${objectStreamName(CHECKPOINT_BUCKET)}`, JSON.stringify({ last_by_subj: `$O.${CHECKPOINT_BUCKET}.M.>` }), SHORT),
+      );
       await refused(`${u.user} writing a chunk`, () => c.js.publish(`$O.${CHECKPOINT_BUCKET}.C.forged`, "x", SHORT));
       await refused(`${u.user} reading the chunks`, () => c.js.consumers.getPushConsumer(objectStreamName(CHECKPOINT_BUCKET)).then((pc) => pc.consume()));
     }
@@ -120,7 +125,7 @@ describe("runs-as and least privilege on a real server", () => {
     const n1 = await client(USERS.n1);
     const kv = await n1.kv(BUCKETS.needs);
     for (let i = 0; i < 5; i++) await kv.put(`n1.web.config.cp${i}`, "{}");
-    await eventually(() => assert.ok((provisioner.projections.needs.store.get("n1.web.config.cp4")) !== undefined));
+    await eventually(() => assert.ok(provisioner.projections.needs.store.get("n1.web.config.cp4") !== undefined));
     await provisioner.stop();
     assert.equal(provisioner.checkpoints.snapshot()["needs"]?.written, 1, JSON.stringify(provisioner.checkpoints.snapshot()));
     provisioner = await mesh.startService();

@@ -55,7 +55,10 @@ describe("read scopes on a real server, with the printed grants", () => {
   before(async () => {
     await mesh.start();
     ({ svcNc, provisioner } = mesh);
-    for (const [u, keys, node] of [[USERS.n1, N1, "n1"], [USERS.n2, N2, "n2"]] as const) {
+    for (const [u, keys, node] of [
+      [USERS.n1, N1, "n1"],
+      [USERS.n2, N2, "n2"],
+    ] as const) {
       const c = await mesh.as(u);
       for (const k of keys) last = Math.max(last, await (await c.kv(BUCKETS.needs)).put(k, "{}"));
       last = Math.max(last, await (await c.kv(BUCKETS.applied)).put(`${node}.web`, "{}"));
@@ -79,7 +82,10 @@ describe("read scopes on a real server, with the printed grants", () => {
     assert.equal(((await ask(n1.nc, own, {})) as string[]).length, 13);
     // The client, told its scope, asks there without being told the subject.
     const c = new ProvisionerClient(n1.nc, { scope: { node: "n1" }, timeoutMs: SHORT.timeout });
-    assert.deepEqual((await c.get({ what: "needs" })).entries.map((e) => e.key), N1);
+    assert.deepEqual(
+      (await c.get({ what: "needs" })).entries.map((e) => e.key),
+      N1,
+    );
     assert.equal((await c.get({ what: "registry" })).entries.length, 13);
   });
 
@@ -95,7 +101,13 @@ describe("read scopes on a real server, with the printed grants", () => {
     const c = new ProvisionerClient(n1.nc, { timeoutMs: SHORT.timeout });
     await refused("the client asking for n2", () => c.get({ what: "needs", node: "n2" }));
     // The feed: only its own node's subjects and the registry's.
-    for (const s of ["mesh-provisioner.feed.>", "mesh-provisioner.feed.needs.>", "mesh-provisioner.feed.needs.n2.>", "mesh-provisioner.feed.*.n2.>", "mesh-provisioner.feed.applied.*.web"]) {
+    for (const s of [
+      "mesh-provisioner.feed.>",
+      "mesh-provisioner.feed.needs.>",
+      "mesh-provisioner.feed.needs.n2.>",
+      "mesh-provisioner.feed.*.n2.>",
+      "mesh-provisioner.feed.applied.*.web",
+    ]) {
       await subscribeRefused(n1.nc, s);
     }
     // Replies and watch deliveries of others.
@@ -108,7 +120,13 @@ describe("read scopes on a real server, with the printed grants", () => {
     await refused("a direct get by body", () => n1.nc.request(`${API}.DIRECT.GET.${NEEDS_STREAM}`, JSON.stringify({ last_by_subj: n2key }), SHORT));
     await refused("a message get", () => n1.nc.request(`${API}.STREAM.MSG.GET.${NEEDS_STREAM}`, JSON.stringify({ last_by_subj: n2key }), SHORT));
     await refused("the stream's subjects", () => n1.nc.request(`${API}.STREAM.INFO.${NEEDS_STREAM}`, JSON.stringify({ subjects_filter: ">" }), SHORT));
-    await refused("a consumer on the needs", () => n1.nc.request(`${API}.CONSUMER.CREATE.${NEEDS_STREAM}`, JSON.stringify({ stream_name: NEEDS_STREAM, config: { ack_policy: "none", deliver_subject: `${inboxPrefix("node", "n1")}.x` } }), SHORT));
+    await refused("a consumer on the needs", () =>
+      n1.nc.request(
+        `${API}.CONSUMER.CREATE.${NEEDS_STREAM}`,
+        JSON.stringify({ stream_name: NEEDS_STREAM, config: { ack_policy: "none", deliver_subject: `${inboxPrefix("node", "n1")}.x` } }),
+        SHORT,
+      ),
+    );
     await refused("a watch of the needs", async () => {
       const w = await (await n1.kv(BUCKETS.needs)).watch();
       for await (const e of w) return e;
@@ -138,7 +156,10 @@ describe("read scopes on a real server, with the printed grants", () => {
     await subscribeRefused(p.nc, "mesh-provisioner.feed.applied.>");
     await subscribeRefused(p.nc, "mesh-provisioner.feed.collect.>");
     const c = new ProvisionerClient(p.nc, { scope: "needs", timeoutMs: SHORT.timeout });
-    assert.deepEqual((await c.get({ what: "needs", node: "n1" })).entries.map((e) => e.key), N1);
+    assert.deepEqual(
+      (await c.get({ what: "needs", node: "n1" })).entries.map((e) => e.key),
+      N1,
+    );
   });
 
   test("the provisioner's user reads everything, on every verb subject", async () => {
@@ -146,7 +167,13 @@ describe("read scopes on a real server, with the printed grants", () => {
     assert.deepEqual(await ask(svcNc, nodeVerbSubject("n2"), { what: "collect" }), ["n2.shell.web"]);
     assert.deepEqual(await ask(svcNc, NEEDS_VERB_SUBJECT, { what: "needs", minRevision: last }), [...N1, ...N2]);
     const c = new ProvisionerClient(svcNc, { timeoutMs: SHORT.timeout });
-    assert.deepEqual((await c.get({ what: "applied", node: "n2" })).entries.map((e) => e.key), ["n2.web"]);
-    assert.deepEqual((await c.get({ what: "collect" })).entries.map((e) => e.key), ["n1.shell.web", "n2.shell.web"]);
+    assert.deepEqual(
+      (await c.get({ what: "applied", node: "n2" })).entries.map((e) => e.key),
+      ["n2.web"],
+    );
+    assert.deepEqual(
+      (await c.get({ what: "collect" })).entries.map((e) => e.key),
+      ["n1.shell.web", "n2.shell.web"],
+    );
   });
 });

@@ -39,7 +39,8 @@ test("when the history needed to resume is gone, the projection is rebuilt from 
   const p = new Projection(needsSpec, log);
   const before = new Subject<WatchEvent>();
   const first = p.connect(before);
-  for (const [i, k] of ["a", "b", "c"].entries()) before.next({ type: "entry", entry: { operation: "PUT", key: `n1.m.config.${k}`, revision: i + 1, value: enc(`"${k}"`) } });
+  for (const [i, k] of ["a", "b", "c"].entries())
+    before.next({ type: "entry", entry: { operation: "PUT", key: `n1.m.config.${k}`, revision: i + 1, value: enc(`"${k}"`) } });
   before.next({ type: "synced", lastSeq: 3 });
   first.unsubscribe();
 

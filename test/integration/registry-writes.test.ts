@@ -35,7 +35,8 @@ describe("registry writes", () => {
 
   const writer = (conditional: boolean): RegistryWriter => kvRegistryWriter(jetstream(nc), BUCKET, "inst-1", { conditional: () => conditional, kv });
   /** The headers of the last message of a key. */
-  const lastHeaders = async (key: string) => (await (await jetstreamManager(nc)).streams.getMessage(`KV_${BUCKET}`, { last_by_subj: `$KV.${BUCKET}.${key}` }))?.header;
+  const lastHeaders = async (key: string) =>
+    (await (await jetstreamManager(nc)).streams.getMessage(`KV_${BUCKET}`, { last_by_subj: `$KV.${BUCKET}.${key}` }))?.header;
 
   test("as compare-and-sets: an update on a revision the key has left is refused, and the key keeps the newer write", async () => {
     const w = writer(true);
@@ -90,7 +91,10 @@ describe("registry writes", () => {
     await kv.put("e", JSON.stringify(value("operator")));
     const { log, lines } = memoryLogger("debug");
     const report = await applyOperations(w, [{ type: "update", kind: "e", value: value("two"), revision: seen }], [], log);
-    assert.deepEqual(report.failed.map((f) => f.kind), ["e"]);
+    assert.deepEqual(
+      report.failed.map((f) => f.kind),
+      ["e"],
+    );
     assert.deepEqual(report.updated, []);
     const line = lines().find((l) => l.kind === "e");
     assert.equal(line?.level, "info");

@@ -20,7 +20,10 @@ describe("the registry", () => {
       const r = await stack.ask({});
       return r.status === 200 && r.body.entries.length === 13 ? r : undefined;
     });
-    assert.deepEqual(reply.body.entries.map((e: { kind: string }) => e.kind), KINDS);
+    assert.deepEqual(
+      reply.body.entries.map((e: { kind: string }) => e.kind),
+      KINDS,
+    );
     const secret = reply.body.entries.find((e: { kind: string }) => e.kind === "secret");
     assert.deepEqual(secret.value, { kind: "secret", module: "mesh-vault", verb: "mesh-vault.secret" });
     assert.equal(secret.bucket, undefined);
@@ -52,7 +55,10 @@ describe("the registry", () => {
     // Exactly three repairs: the update, the re-create and the delete.
     await until(async () => ((await stack.lastSeq("registry")) === seqAfterTampering + 3 ? true : undefined));
     const reply = await stack.ask({});
-    assert.deepEqual(reply.body.entries.map((e: { kind: string }) => e.kind), KINDS);
+    assert.deepEqual(
+      reply.body.entries.map((e: { kind: string }) => e.kind),
+      KINDS,
+    );
     assert.deepEqual(reply.body.outOfShape, []);
   });
 

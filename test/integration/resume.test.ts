@@ -61,9 +61,7 @@ describe("the watch resumes without a gap", () => {
     assert.deepEqual(after0?.value, { after: 0 });
   });
 
-  test(
-    "after the watch's consumer is deleted under it, a key put next is answered within 15 s",
-    async () => {
+  test("after the watch's consumer is deleted under it, a key put next is answered within 15 s", async () => {
     // The projection has caught up first (the previous test may have left it resuming).
     await answersEverything(20_000);
     const deleted: string[] = [];
@@ -78,6 +76,5 @@ describe("the watch resumes without a gap", () => {
     console.log(`MEASURED resume consumer_deleted_to_current_ms=${Date.now() - deletedAt}`);
     assert.equal(entries.find((e) => e.key === key)?.value, "after the delete");
     assert.equal(entries.length, written.size);
-    },
-  );
+  });
 });

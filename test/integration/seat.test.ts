@@ -234,7 +234,11 @@ function assertSingleWriter(h: Harness, ws: readonly Written[], expectedRuns?: r
   // (a compare-and-set that nats-server 2.9 can apply on one replica and refuse on another).
   const conditional = conditionalRegistryWrites(h.nc.info?.version);
   const wrong = ws.filter((w) => w.writer !== undefined && (w.expected !== undefined) !== conditional);
-  assert.deepEqual(wrong.map((w) => w.seq), [], `registry writes ${conditional ? "not " : ""}made as compare-and-sets on nats-server ${h.nc.info?.version}\n${detail}`);
+  assert.deepEqual(
+    wrong.map((w) => w.seq),
+    [],
+    `registry writes ${conditional ? "not " : ""}made as compare-and-sets on nats-server ${h.nc.info?.version}\n${detail}`,
+  );
 }
 
 /** Wait until a child logs its seat (its buckets exist, its projections start). */
@@ -280,17 +284,21 @@ function overlappingClaims(ps: readonly ServiceProcess[], end: number): string[]
   for (const t of intervals.map((i) => i.from).sort((a, b) => a - b)) {
     const at = intervals.filter((i) => i.from <= t && t < i.to);
     if (new Set(at.map((i) => i.name)).size > 1) {
-      problems.push(`${new Date(t).toISOString()}: ${at.map((i) => `${i.name} [${new Date(i.from).toISOString()}, ${new Date(i.to).toISOString()})`).join(" and ")}`);
+      problems.push(
+        `${new Date(t).toISOString()}: ${at.map((i) => `${i.name} [${new Date(i.from).toISOString()}, ${new Date(i.to).toISOString()})`).join(" and ")}`,
+      );
     }
   }
   return problems;
 }
 
 function measured(what: string, fields: Record<string, number | string>): void {
-  console.log(`MEASURED seat ${what} ${Object.entries(fields).map(([k, v]) => `${k}=${v}`).join(" ")}`);
+  console.log(
+    `MEASURED seat ${what} ${Object.entries(fields)
+      .map(([k, v]) => `${k}=${v}`)
+      .join(" ")}`,
+  );
 }
-
-
 
 describe("the seat, with real service processes", { timeout: 90_000 }, () => {
   /** Every harness of this file: each test stops its own; after() kills whatever is left, even on failure. */
@@ -358,7 +366,10 @@ describe("the seat, with real service processes", { timeout: 90_000 }, () => {
         repaired_after_takeover_ms: repairedAt - event.at,
       });
       assert.ok(takeoverMs <= TTL_MS + 1000, `takeover took ${takeoverMs} ms, more than ttl + 1 s`);
-      const successor = await oneHolder(h, ps.filter((p) => p !== old));
+      const successor = await oneHolder(
+        h,
+        ps.filter((p) => p !== old),
+      );
       assert.equal(successor.instance, event.holder!.instance);
       assert.deepEqual(repair, { secret: successor.instance, bogus: successor.instance }, "the new holder repaired the drift");
       assertSingleWriter(h, await h.writes(), [old.instance!, successor.instance!]);
@@ -387,7 +398,10 @@ describe("the seat, with real service processes", { timeout: 90_000 }, () => {
         measured("handover", { handover_ms: handoverMs, sample: `${sample}/2`, ttl_ms: TTL_MS, exit_ms: exit.at - t0 });
         assert.ok(handoverMs < 1000, `graceful handover took ${handoverMs} ms`);
         assert.deepEqual({ code: exit.code, signal: exit.signal }, { code: 0, signal: null }, `exit status\n${old.tail()}`);
-        assert.ok(old.lines.some((l) => l.msg === "released the seat for a standby to take"), `it released the seat\n${old.tail()}`);
+        assert.ok(
+          old.lines.some((l) => l.msg === "released the seat for a standby to take"),
+          `it released the seat\n${old.tail()}`,
+        );
         assert.ok(
           h.seatEvents.some((e) => e.at >= t0 && e.op === "DEL" && e.at <= event.at),
           "the seat was released by a delete before the standby took it",
@@ -450,7 +464,10 @@ describe("the seat, with real service processes", { timeout: 90_000 }, () => {
       const ws = await h.writes();
       assertSingleWriter(h, ws, [a.instance!, b.instance!]);
       const firstByB = ws.find((w) => w.writer === b.instance)!.seq;
-      assert.ok(ws.filter((w) => w.writer === a.instance).every((w) => w.seq < firstByB), "the paused holder wrote nothing after its successor");
+      assert.ok(
+        ws.filter((w) => w.writer === a.instance).every((w) => w.seq < firstByB),
+        "the paused holder wrote nothing after its successor",
+      );
       const reconciles = a.lines.slice(linesBefore).filter((l) => l.msg.startsWith("registry reconciled"));
       assert.deepEqual(reconciles, [], `the woken process reconciled nothing\n${a.tail()}`);
       assert.equal(claim(b)?.isHolder, true);

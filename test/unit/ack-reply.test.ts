@@ -3,7 +3,6 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { parseAckReply } from "../../src/streams/ack-reply.js";
 
-
 describe("the delivery facts of a JetStream reply subject", () => {
   test("the short form gives the stream sequence, the delivery sequence and the pending count", () => {
     const facts = parseAckReply("$JS.ACK.KV_mesh-provisioner_needs.mp_AbC-_x12_1.1.1000042.17.1764662400123456789.999958");

@@ -60,10 +60,7 @@ function walk(
   for (let n = 0; ; n++) {
     assert.ok(n < 100_000, "paging does not end");
     const { page, body } = ask(store, what, filters, { ...opts, after });
-    assert.ok(
-      Buffer.byteLength(page.body) <= opts.maxBytes,
-      `page ${n} is ${Buffer.byteLength(page.body)} bytes, over ${opts.maxBytes}`,
-    );
+    assert.ok(Buffer.byteLength(page.body) <= opts.maxBytes, `page ${n} is ${Buffer.byteLength(page.body)} bytes, over ${opts.maxBytes}`);
     if (opts.limit !== undefined) assert.ok(body.entries.length <= opts.limit);
     const keys = [...body.entries.map((e) => e["key"] as string), ...body.outOfShape.map((o) => o.key)];
     for (const k of keys) {
@@ -105,13 +102,7 @@ describe("buildPage: one page", () => {
     const { body, page } = ask(needs, "needs");
     assert.equal(body.what, "needs");
     assert.equal(body.revision, 40);
-    assert.deepEqual(keysOf(body), [
-      "n1.db.secret.pw",
-      "n1.web.config.port",
-      "n1.web.mystery.thing",
-      "n2.web.config.port",
-      "n3.web.config.a",
-    ]);
+    assert.deepEqual(keysOf(body), ["n1.db.secret.pw", "n1.web.config.port", "n1.web.mystery.thing", "n2.web.config.port", "n3.web.config.a"]);
     assert.equal(page.next, undefined);
     assert.equal("next" in body, false);
     assert.deepEqual(body.entries[3], {
@@ -148,19 +139,28 @@ describe("buildPage: one page", () => {
   test("narrowing by node and module", () => {
     const { body } = ask(needs, "needs", { node: "n1", module: "web" });
     assert.deepEqual(keysOf(body), ["n1.web.config.port", "n1.web.mystery.thing"]);
-    assert.deepEqual(body.outOfShape.map((o) => o.key), ["bad*.web.config.x", "n1.a.b.c.d", "n1.web.config"]);
+    assert.deepEqual(
+      body.outOfShape.map((o) => o.key),
+      ["bad*.web.config.x", "n1.a.b.c.d", "n1.web.config"],
+    );
   });
 
   test("narrowing by module alone (no index) still filters entries", () => {
     const { body } = ask(needs, "needs", { module: "db" });
     assert.deepEqual(keysOf(body), ["n1.db.secret.pw"]);
-    assert.deepEqual(body.outOfShape.map((o) => o.key), ["n1.a.b.c.d", "n1.db.config"]);
+    assert.deepEqual(
+      body.outOfShape.map((o) => o.key),
+      ["n1.a.b.c.d", "n1.db.config"],
+    );
   });
 
   test("a narrowing nothing matches answers no entries, only non-contradicting out-of-shape keys", () => {
     const { body } = ask(needs, "needs", { node: "n9" });
     assert.deepEqual(body.entries, []);
-    assert.deepEqual(body.outOfShape.map((o) => o.key), ["bad*.web.config.x"]);
+    assert.deepEqual(
+      body.outOfShape.map((o) => o.key),
+      ["bad*.web.config.x"],
+    );
   });
 
   test("answered:false only for needs whose kind the registry does not answer", () => {
@@ -171,7 +171,10 @@ describe("buildPage: one page", () => {
     }
     assert.equal(body.entries.filter((e) => e["answered"] === false).length, 1);
     // without isAnswered nothing is marked
-    assert.equal(ask(needs, "needs").body.entries.some((e) => "answered" in e), false);
+    assert.equal(
+      ask(needs, "needs").body.entries.some((e) => "answered" in e),
+      false,
+    );
   });
 
   test("an entry marked answered:false keeps its value and revision", () => {
@@ -198,7 +201,10 @@ describe("buildPage: one page", () => {
     ]);
     const { body } = ask(s, "applied", { node: "n1", module: "web" });
     assert.deepEqual(body.entries, [{ key: "n1.web", node: "n1", module: "web", value: { ok: true }, revision: 1 }]);
-    assert.deepEqual(body.outOfShape.map((o) => o.key), ["n1"]);
+    assert.deepEqual(
+      body.outOfShape.map((o) => o.key),
+      ["n1"],
+    );
     assert.deepEqual(keysOf(ask(s, "applied", { module: "web" }).body), ["n1.web", "n2.web"]);
   });
 
@@ -217,7 +223,10 @@ describe("buildPage: one page", () => {
       { ...cfg, value: cfg, revision: 2 },
       { ...sec, value: sec, revision: 1 },
     ]);
-    assert.deepEqual(body.outOfShape.map((o) => o.key), ["bogus", "port"]);
+    assert.deepEqual(
+      body.outOfShape.map((o) => o.key),
+      ["bogus", "port"],
+    );
   });
 });
 
@@ -239,7 +248,10 @@ describe("buildPage: collect narrowing", () => {
       { key: "n1.shell=3Azsh.c1", node: "n1", collection: "shell:zsh", contributor: "c1", value: { p: 1 }, revision: 1 },
       { key: "n2.shell=3Azsh.c1", node: "n2", collection: "shell:zsh", contributor: "c1", value: { p: 3 }, revision: 3 },
     ]);
-    assert.deepEqual(body.outOfShape.map((o) => o.key), ["n1.=61.c9", "n1.shell=3azsh.c1", "n3.shell.c1.extra"]);
+    assert.deepEqual(
+      body.outOfShape.map((o) => o.key),
+      ["n1.=61.c9", "n1.shell=3azsh.c1", "n3.shell.c1.extra"],
+    );
   });
 
   test("narrowing by collection name, not by its escaped form", () => {
@@ -269,7 +281,10 @@ describe("buildPage: collect narrowing", () => {
     assert.deepEqual(keysOf(ask(s, "collect", { node: "n2", contributor: "c1" }).body), ["n2.shell=3Azsh.c1"]);
     const all = ask(s, "collect", { node: "n1", collection: "shell:zsh", contributor: "c1" }).body;
     assert.deepEqual(keysOf(all), ["n1.shell=3Azsh.c1"]);
-    assert.deepEqual(all.outOfShape.map((o) => o.key), ["n1.shell=3azsh.c1"]);
+    assert.deepEqual(
+      all.outOfShape.map((o) => o.key),
+      ["n1.shell=3azsh.c1"],
+    );
   });
 });
 
@@ -311,7 +326,10 @@ describe("buildPage: paging", () => {
     assert.ok(big.keys.length >= 3000);
     const maxBytes = 8 * 1024;
     const r = walk(big.store, "needs", {}, { maxBytes, isAnswered: (k) => k !== "mystery" });
-    assert.deepEqual(r.entries.map((e) => e["key"]), big.keys);
+    assert.deepEqual(
+      r.entries.map((e) => e["key"]),
+      big.keys,
+    );
     assert.deepEqual(r.oos, big.oos, "each out-of-shape key exactly once, in order");
     assert.ok(r.pages.length > 300, `expected many pages, got ${r.pages.length}`);
     for (const e of r.entries) {
@@ -327,7 +345,10 @@ describe("buildPage: paging", () => {
       r.entries.map((e) => e["key"]),
       big.keys.filter((k) => k.startsWith("n07.")),
     );
-    assert.deepEqual(r.oos, big.oos.filter((k) => k.startsWith("n07.")));
+    assert.deepEqual(
+      r.oos,
+      big.oos.filter((k) => k.startsWith("n07.")),
+    );
   });
 
   test("paging with node+module and a limit", () => {
@@ -338,18 +359,28 @@ describe("buildPage: paging", () => {
     );
     assert.deepEqual(r.oos, ["n11.mod3.config"]);
     assert.equal(r.pages.length, 4, "10 entries by 3 make 4 pages");
-    assert.deepEqual(r.pages.map((p) => p.entries.length), [3, 3, 3, 1]);
+    assert.deepEqual(
+      r.pages.map((p) => p.entries.length),
+      [3, 3, 3, 1],
+    );
   });
 
   test("paging with limit over everything: limit counts entries only", () => {
     const r = walk(big.store, "needs", {}, { maxBytes: 1024 * 1024, limit: 250 });
-    assert.deepEqual(r.entries.map((e) => e["key"]), big.keys);
+    assert.deepEqual(
+      r.entries.map((e) => e["key"]),
+      big.keys,
+    );
     assert.deepEqual(r.oos, big.oos);
     for (const p of r.pages.slice(0, -1)) assert.equal(p.entries.length, 250);
   });
 
   test("a limit equal to the number of entries answers one page without next", () => {
-    const s = storeOf(appliedSpec, [["n1.a", 1], ["n1.b", 2], ["n1.c", 3]]);
+    const s = storeOf(appliedSpec, [
+      ["n1.a", 1],
+      ["n1.b", 2],
+      ["n1.c", 3],
+    ]);
     const { body } = ask(s, "applied", {}, { limit: 3 });
     assert.deepEqual(keysOf(body), ["n1.a", "n1.b", "n1.c"]);
     assert.equal(body.next, undefined);
@@ -361,10 +392,18 @@ describe("buildPage: paging", () => {
   });
 
   test("after an absent key continues at the first key greater than it", () => {
-    const s = storeOf(appliedSpec, [["n1.a", 1], ["n1.c", 2], ["n1.e", 3], ["n1.d.x", "oos"]]);
+    const s = storeOf(appliedSpec, [
+      ["n1.a", 1],
+      ["n1.c", 2],
+      ["n1.e", 3],
+      ["n1.d.x", "oos"],
+    ]);
     const { body } = ask(s, "applied", {}, { after: "n1.b" });
     assert.deepEqual(keysOf(body), ["n1.c", "n1.e"]);
-    assert.deepEqual(body.outOfShape.map((o) => o.key), ["n1.d.x"]);
+    assert.deepEqual(
+      body.outOfShape.map((o) => o.key),
+      ["n1.d.x"],
+    );
     assert.deepEqual(ask(s, "applied", {}, { after: "n1.e" }).body, {
       what: "applied",
       revision: 4,
@@ -385,7 +424,10 @@ describe("buildPage: paging", () => {
     ]);
     const maxBytes = 2000;
     const r = walk(s, "collect", {}, { maxBytes });
-    assert.deepEqual(r.entries.map((e) => e["key"]), ["n1.c.a", "n1.c.b", "n1.c.c", "n1.c.d", "n1.c.e"]);
+    assert.deepEqual(
+      r.entries.map((e) => e["key"]),
+      ["n1.c.a", "n1.c.b", "n1.c.c", "n1.c.d", "n1.c.e"],
+    );
     assert.deepEqual(r.oos, ["n1.c"]);
     const byKey = new Map(r.entries.map((e) => [e["key"] as string, e]));
     for (const k of ["n1.c.b", "n1.c.c", "n1.c.e"]) {

@@ -52,7 +52,15 @@ test("a slow ask every 500 ms, the beat this machine gives any process asked eve
   const asks = asksFrom(100, 50, (i) => (i % 5 === 4 ? 4 : 1.2));
   assert.equal(summarizeBurst(idle, asks, 50).backToIdleMs, 50);
   // The same asks three in a window (every third ask slow) are not: a service that is slow that often is not back.
-  assert.ok(Number.isNaN(summarizeBurst(idle, asksFrom(100, 50, (i) => (i % 3 === 2 ? 4 : 1.2)), 50).backToIdleMs));
+  assert.ok(
+    Number.isNaN(
+      summarizeBurst(
+        idle,
+        asksFrom(100, 50, (i) => (i % 3 === 2 ? 4 : 1.2)),
+        50,
+      ).backToIdleMs,
+    ),
+  );
 });
 
 test("an error or a 503 after the burst is not idle", () => {
@@ -63,12 +71,35 @@ test("an error or a 503 after the burst is not idle", () => {
 });
 
 test("not idle within the asks: the last window slow, or fewer asks than a window", () => {
-  assert.ok(Number.isNaN(summarizeBurst(idle, asksFrom(100, 30, (i) => (i >= 24 ? 3 : 1)), 50).backToIdleMs));
-  assert.ok(Number.isNaN(summarizeBurst(idle, asksFrom(100, 9, () => 1), 50).backToIdleMs));
+  assert.ok(
+    Number.isNaN(
+      summarizeBurst(
+        idle,
+        asksFrom(100, 30, (i) => (i >= 24 ? 3 : 1)),
+        50,
+      ).backToIdleMs,
+    ),
+  );
+  assert.ok(
+    Number.isNaN(
+      summarizeBurst(
+        idle,
+        asksFrom(100, 9, () => 1),
+        50,
+      ).backToIdleMs,
+    ),
+  );
 });
 
 test("idle before the last ack: 0", () => {
-  assert.equal(summarizeBurst(idle, asksFrom(100, 30, () => 1), 2000).backToIdleMs, 0);
+  assert.equal(
+    summarizeBurst(
+      idle,
+      asksFrom(100, 30, () => 1),
+      2000,
+    ).backToIdleMs,
+    0,
+  );
 });
 
 test("the rule before: the first ask of the unbroken run within the idle bar, after the last ack", () => {

@@ -44,7 +44,12 @@ function w(key: string, op: "put" | "delete", outcome: WriteOp["outcome"], seq?:
   };
 }
 
-const entry = (op: WriteOp, revision = op.seq!): BucketFinal["entries"][number] => ({ key: op.key, revision, token: op.token!, value: JSON.stringify({ op: op.token }) });
+const entry = (op: WriteOp, revision = op.seq!): BucketFinal["entries"][number] => ({
+  key: op.key,
+  revision,
+  token: op.token!,
+  value: JSON.stringify({ op: op.token }),
+});
 
 function instanceOf(slot: string, needs: BucketFinal["entries"], outOfShape: string[] = []): InstanceFinal {
   const empty = { revision: 0, entries: [], outOfShape: [] };
@@ -142,7 +147,14 @@ describe("chaos check 2: the registry equals the compiled table", () => {
   test("passes on the table, catches a changed value, an extra kind and an instance that differs", () => {
     assert.equal(checkRegistry(record(), TABLE).status, "pass");
     const r = record();
-    r.buckets[0] = { what: "registry", lastSeq: 3, entries: [{ key: "config", revision: 2, token: null, value: '{"kind":"config","module":"x"}' }, { key: "bogus", revision: 3, token: null, value: "{}" }] };
+    r.buckets[0] = {
+      what: "registry",
+      lastSeq: 3,
+      entries: [
+        { key: "config", revision: 2, token: null, value: '{"kind":"config","module":"x"}' },
+        { key: "bogus", revision: 3, token: null, value: "{}" },
+      ],
+    };
     const res = checkRegistry(r, TABLE);
     assert.equal(res.status, "fail");
     assert.match(res.violations.join("\n"), /kind config is .*module":"x"/);
@@ -162,7 +174,13 @@ describe("chaos check 3: one writer at a time", () => {
 
   test("holds: renewals keep a hold, a new since starts the next", () => {
     const holds = holdsTimeline(seat, ORIGIN);
-    assert.deepEqual(holds.map((h) => [h.instance, h.start, h.end]), [["a", 10, 99], ["b", 99, Number.POSITIVE_INFINITY]]);
+    assert.deepEqual(
+      holds.map((h) => [h.instance, h.start, h.end]),
+      [
+        ["a", 10, 99],
+        ["b", 99, Number.POSITIVE_INFINITY],
+      ],
+    );
     assert.equal(holderAt(holds, 50)?.instance, "a");
     assert.equal(holderAt(holds, 5), undefined);
   });
@@ -196,7 +214,13 @@ describe("chaos check 4: verb replies", () => {
   test("passes on a 200 holding every acknowledged write up to its revision, and on 503/504", () => {
     const reads = [
       read({ minRevision: 10, revision: 12, entries: [{ key: a.key, revision: 10, token: a.token! }] }),
-      read({ revision: 20, entries: [{ key: a.key, revision: 10, token: a.token! }, { key: b.key, revision: 15, token: b.token! }] }),
+      read({
+        revision: 20,
+        entries: [
+          { key: a.key, revision: 10, token: a.token! },
+          { key: b.key, revision: 15, token: b.token! },
+        ],
+      }),
       read({ status: 504 }),
       read({ status: 503 }),
       read({ status: "timeout" }),
@@ -228,7 +252,9 @@ describe("chaos check 5: followers end equal to their bucket", () => {
   const odd = w("n1.oos.config", "put", "ack", 6, { shape: "out" });
   const base = (entries: { key: string; revision: number; token: string | null }[], outOfShape: string[]): RunRecord => {
     const r = withNeeds([put, odd], [entry(put), entry(odd)]);
-    r.followers = [{ name: "f", user: "u", what: "needs", node: "n1", synced: true, revision: 6, snapshots: 1, snapshotLog: [], errors: 0, entries, outOfShape }];
+    r.followers = [
+      { name: "f", user: "u", what: "needs", node: "n1", synced: true, revision: 6, snapshots: 1, snapshotLog: [], errors: 0, entries, outOfShape },
+    ];
     return r;
   };
 
@@ -274,7 +300,10 @@ describe("chaos: the plan and the figures", () => {
     for (const f of plan) assert.ok(f.at + f.durationMs <= opts.durationMs - 4000, `fault ${f.id} healed in time`);
     // No two pauses or cuts on one instance at once.
     const busy = plan.filter((f) => f.slot !== undefined);
-    for (const x of busy) for (const y of busy) if (x !== y && x.slot === y.slot) assert.ok(x.at + x.durationMs <= y.at || y.at + y.durationMs <= x.at, `faults ${x.id} and ${y.id} overlap on one instance`);
+    for (const x of busy)
+      for (const y of busy)
+        if (x !== y && x.slot === y.slot)
+          assert.ok(x.at + x.durationMs <= y.at || y.at + y.durationMs <= x.at, `faults ${x.id} and ${y.id} overlap on one instance`);
   });
 
   test("recovery and the longest stretch come from the availability changes", () => {
@@ -286,8 +315,14 @@ describe("chaos: the plan and the figures", () => {
       { slot: "A", at: 35, state: "ready" as const },
     ];
     assert.equal(allReadyAfter(changes, ["A", "B"], 12), 35);
-    assert.equal(longestStretch(changes, "A", 0, 100, (s) => s === "down"), 20);
-    assert.equal(longestStretch(changes, "A", 0, 100, (s) => s !== "ready"), 25);
+    assert.equal(
+      longestStretch(changes, "A", 0, 100, (s) => s === "down"),
+      20,
+    );
+    assert.equal(
+      longestStretch(changes, "A", 0, 100, (s) => s !== "ready"),
+      25,
+    );
   });
 
   test("judgeKey as of a revision ignores writes stored above it", () => {

@@ -11,7 +11,11 @@ import { KNOWN_KINDS } from "../../src/reconcile/registry.js";
 import type { Projection } from "../../src/projections/projection.js";
 import { memoryLogger } from "../../src/log.js";
 
-const STREAM_INFO = { created: "2026-12-03T00:00:00Z", config: { name: "KV_mesh-provisioner_needs", max_msgs_per_subject: 1 }, state: { first_seq: 1, last_seq: 0 } } as unknown as StreamInfo;
+const STREAM_INFO = {
+  created: "2026-12-03T00:00:00Z",
+  config: { name: "KV_mesh-provisioner_needs", max_msgs_per_subject: 1 },
+  state: { first_seq: 1, last_seq: 0 },
+} as unknown as StreamInfo;
 
 /** A synced needs projection of `n` entries, as the writer reads it. */
 function syncedNeeds(n: number): Projection {

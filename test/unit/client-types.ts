@@ -15,4 +15,3 @@ export type ClientTypesFollowTheProtocol = [
   Accepts<Client.Page<"needs">, Protocol.Reply<"needs">>,
   Accepts<Client.FeedEvent<"collect">, Protocol.FeedEvent<"collect">>,
 ];
-

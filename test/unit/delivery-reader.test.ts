@@ -23,14 +23,22 @@ function message(subject: string, opts: { reply?: string; hdrs?: MsgHdrs; data?:
 function dataMessage(key: string, streamSeq: number, deliverySeq: number, pending: number, op?: string): Msg {
   const hdrs = op === undefined ? undefined : headers();
   if (op !== undefined) hdrs!.set("KV-Operation", op);
-  return message(PREFIX + key, { reply: `$JS.ACK.KV_mesh-provisioner_needs.mp_x_1.1.${streamSeq}.${deliverySeq}.1764662400000000000.${pending}`, hdrs, data: `{"v":${streamSeq}}` });
+  return message(PREFIX + key, {
+    reply: `$JS.ACK.KV_mesh-provisioner_needs.mp_x_1.1.${streamSeq}.${deliverySeq}.1764662400000000000.${pending}`,
+    hdrs,
+    data: `{"v":${streamSeq}}`,
+  });
 }
 
 function reader() {
   const entries: { entry: RawEntry; pending: number }[] = [];
   const ended: string[] = [];
   const published: string[] = [];
-  const r = new DeliveryReader({ subject: DELIVER, keyPrefix: PREFIX }, { entry: (entry, pending) => entries.push({ entry, pending }), ended: (why) => ended.push(why) }, (subject) => published.push(subject));
+  const r = new DeliveryReader(
+    { subject: DELIVER, keyPrefix: PREFIX },
+    { entry: (entry, pending) => entries.push({ entry, pending }), ended: (why) => ended.push(why) },
+    (subject) => published.push(subject),
+  );
   return { r, entries, ended, published };
 }
 

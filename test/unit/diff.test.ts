@@ -7,8 +7,7 @@ const cfg: RegistryValue = { kind: "config", module: "mesh-config", bucket: "mes
 const sec: RegistryValue = { kind: "secret", module: "mesh-vault", verb: "mesh-vault.secret" };
 
 const desired = (...vs: RegistryValue[]): Map<string, RegistryValue> => new Map(vs.map((v) => [v.kind, v]));
-const observed = (entries: [string, number, unknown][]): Map<string, Observed> =>
-  new Map(entries.map(([k, revision, value]) => [k, { revision, value }]));
+const observed = (entries: [string, number, unknown][]): Map<string, Observed> => new Map(entries.map(([k, revision, value]) => [k, { revision, value }]));
 
 describe("diffRegistry", () => {
   test("an empty bucket gets a create for every kind, in kind order", () => {
@@ -22,7 +21,13 @@ describe("diffRegistry", () => {
 
   test("a value equal as parsed JSON is unchanged, even with another key order", () => {
     const reordered = JSON.parse('{"key":"<node>.<module>.<name>","bucket":"mesh-config_values","module":"mesh-config","kind":"config"}');
-    const plan = diffRegistry(desired(cfg, sec), observed([["config", 4, reordered], ["secret", 5, { ...sec }]]));
+    const plan = diffRegistry(
+      desired(cfg, sec),
+      observed([
+        ["config", 4, reordered],
+        ["secret", 5, { ...sec }],
+      ]),
+    );
     assert.deepEqual(plan.operations, []);
     assert.deepEqual([...plan.unchanged].sort(), ["config", "secret"]);
   });
@@ -69,7 +74,13 @@ describe("diffRegistry", () => {
   });
 
   test("creates, updates and deletes come together in one plan", () => {
-    const plan = diffRegistry(desired(cfg, sec), observed([["secret", 4, { kind: "secret" }], ["old", 5, {}]]));
+    const plan = diffRegistry(
+      desired(cfg, sec),
+      observed([
+        ["secret", 4, { kind: "secret" }],
+        ["old", 5, {}],
+      ]),
+    );
     assert.deepEqual(plan.operations, [
       { type: "create", kind: "config", value: cfg },
       { type: "update", kind: "secret", value: sec, revision: 4 },
@@ -79,9 +90,7 @@ describe("diffRegistry", () => {
 
   test("the compiled table against a bucket holding exactly it plans nothing", () => {
     const want = desiredRegistry();
-    const held = new Map<string, Observed>(
-      [...want].map(([k, v], i) => [k, { revision: i + 1, value: JSON.parse(JSON.stringify(v)) }]),
-    );
+    const held = new Map<string, Observed>([...want].map(([k, v], i) => [k, { revision: i + 1, value: JSON.parse(JSON.stringify(v)) }]));
     const plan = diffRegistry(want, held);
     assert.deepEqual(plan.operations, []);
     assert.equal(plan.unchanged.length, 13);
@@ -89,21 +98,7 @@ describe("diffRegistry", () => {
 });
 
 describe("the compiled registry table", () => {
-  const KINDS = [
-    "config",
-    "secret",
-    "bound",
-    "consumers",
-    "collected",
-    "shell",
-    "environment",
-    "contribution",
-    "dir",
-    "access",
-    "port",
-    "seat",
-    "machine",
-  ];
+  const KINDS = ["config", "secret", "bound", "consumers", "collected", "shell", "environment", "contribution", "dir", "access", "port", "seat", "machine"];
 
   test("has exactly the 13 kinds of the contract, each once", () => {
     assert.deepEqual([...REGISTRY_TABLE.map((v) => v.kind)].sort(), [...KINDS].sort());

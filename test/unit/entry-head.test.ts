@@ -12,17 +12,23 @@ describe("TokenHead: an entry's head written from its key's tokens", () => {
   test("writes exactly what entryHead builds as a string, at any offset, and says its length first", () => {
     const fieldNames = fc.constantFrom(["node", "module"], ["node", "module", "kind", "name"], ["only"]);
     fc.assert(
-      fc.property(fieldNames.chain((names) => fc.tuple(fc.constant(names), fc.array(token, { minLength: names.length, maxLength: names.length }), fc.nat(64))), ([names, tokens, at]) => {
-        const key = tokens.join(".");
-        const expected = entryHead(key, names.map((n, i) => [n, tokens[i] as string]));
-        const head = new TokenHead(names);
-        assert.equal(head.bytes(key), Buffer.byteLength(expected));
-        const buf = Buffer.alloc(at + expected.length + 8, 0x7e);
-        assert.equal(head.write(buf, at, key), expected.length);
-        assert.equal(buf.toString("latin1", at, at + expected.length), expected);
-        assert.equal(buf[at - 1] ?? 0x7e, 0x7e, "nothing written before it");
-        assert.equal(buf[at + expected.length], 0x7e, "nothing written after it");
-      }),
+      fc.property(
+        fieldNames.chain((names) => fc.tuple(fc.constant(names), fc.array(token, { minLength: names.length, maxLength: names.length }), fc.nat(64))),
+        ([names, tokens, at]) => {
+          const key = tokens.join(".");
+          const expected = entryHead(
+            key,
+            names.map((n, i) => [n, tokens[i] as string]),
+          );
+          const head = new TokenHead(names);
+          assert.equal(head.bytes(key), Buffer.byteLength(expected));
+          const buf = Buffer.alloc(at + expected.length + 8, 0x7e);
+          assert.equal(head.write(buf, at, key), expected.length);
+          assert.equal(buf.toString("latin1", at, at + expected.length), expected);
+          assert.equal(buf[at - 1] ?? 0x7e, 0x7e, "nothing written before it");
+          assert.equal(buf[at + expected.length], 0x7e, "nothing written after it");
+        },
+      ),
     );
   });
 
@@ -36,7 +42,7 @@ describe("TokenHead: an entry's head written from its key's tokens", () => {
 describe("StringHead: an entry's head built as a string", () => {
   test("writes its builder's text as UTF-8 and measures it in bytes", () => {
     const head = new StringHead((key, f) => entryHead(key, [["collection", f["collection"] as string]], "collection"));
-    const fields = { collection: "clés \"ssh\"" };
+    const fields = { collection: 'clés "ssh"' };
     const expected = entryHead("n1.cl=c3=a9s.web", [["collection", fields.collection]], "collection");
     assert.equal(head.bytes("n1.cl=c3=a9s.web", fields), Buffer.byteLength(expected));
     const buf = Buffer.alloc(200);

@@ -20,7 +20,7 @@ function sameEvent(what: string, change: Change | null, isAnswered?: (kind: stri
 
 test("a put of an entry in shape is written from the store's bytes, the same event as its text", () => {
   const s = new ProjectionStore(needsSpec);
-  const e = sameEvent("needs", s.apply("PUT", "n1.m0.config.k0", 7, json({ v: "é ☃ \"quoted\"" })), () => true);
+  const e = sameEvent("needs", s.apply("PUT", "n1.m0.config.k0", 7, json({ v: 'é ☃ "quoted"' })), () => true);
   assert.match(e, /^\{"what":"needs","op":"put","key":"n1\.m0\.config\.k0","revision":7,"entry":\{/);
   // A value that is not JSON goes into the entry as a string; the bytes path keeps it.
   sameEvent("needs", s.apply("PUT", "n1.m0.config.k1", 8, enc.encode("not json")), () => true);
@@ -38,7 +38,10 @@ test("a delete, a key out of shape and a registry entry give the same event as b
   assert.match(sameEvent("needs", s.apply("DEL", "n1.m0.config.k0", 2, new Uint8Array())), /"op":"delete"/);
   assert.match(sameEvent("needs", s.apply("PUT", "not-a-need", 3, json({ v: 1 }))), /"outOfShape":/);
   const r = new ProjectionStore(registrySpec(KNOWN_KINDS));
-  sameEvent("registry", r.apply("PUT", "config", 1, json({ kind: "config", module: "mesh-config", bucket: "mesh-config_values", key: "<node>.<module>.<name>" })));
+  sameEvent(
+    "registry",
+    r.apply("PUT", "config", 1, json({ kind: "config", module: "mesh-config", bucket: "mesh-config_values", key: "<node>.<module>.<name>" })),
+  );
 });
 
 test("a change read after the store moved on gives the event without its entry, as the text does", () => {

@@ -4,7 +4,8 @@ import { addGcLine, emptyGcWindow, mergeGc, parseGcLine } from "../../bench/gc-t
 import { gcContextRows, gcPauseRow } from "../../bench/rows-gc.js";
 import type { GcRound } from "../../bench/put-phase.js";
 
-const scavenge = (ms: number): string => `[123:0x55d0]    4021 ms: Scavenge 45.2 (50.1) -> 44.8 (51.1) MB, ${ms} / 0.00 ms  (average mu = 0.991, current mu = 0.990) allocation failure;`;
+const scavenge = (ms: number): string =>
+  `[123:0x55d0]    4021 ms: Scavenge 45.2 (50.1) -> 44.8 (51.1) MB, ${ms} / 0.00 ms  (average mu = 0.991, current mu = 0.990) allocation failure;`;
 const markCompact = (ms: number): string =>
   `[123:0x55d0]    9050 ms: Mark-Compact 60.1 (70.2) -> 40.3 (71.0) MB, ${ms} / 0.00 ms  (+ 5.2 ms in 30 steps since start of marking, biggest step 1.2 ms, walltime since start of marking 310 ms) (average mu = 0.98) finalize incremental marking via task; GC in old space requested`;
 

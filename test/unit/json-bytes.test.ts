@@ -17,7 +17,35 @@ function reference(bytes: Uint8Array): boolean {
 }
 
 const yes = ['{"a":1}', "[]", "{}", " 1 ", "-0.5e+10", '"x\\u00e9\\n"', "true", "null", "false", '{"a":[1,{"b":null}],"c":"é"}', "\t[ 1 , 2 ]\r\n", "0", "1E5"];
-const no = ["", " ", "{", "}", "[1,]", '{"a":1,}', "01", "1.", ".5", "+1", "-", "1e", "tru", "nul", "'x'", '"a', '"\\x"', '"\\u12"', "{a:1}", "[1 2]", "1 2", '{"a" 1}', '{"a":}', "NaN", '"tab\there"', "[1]]", "{}{}"];
+const no = [
+  "",
+  " ",
+  "{",
+  "}",
+  "[1,]",
+  '{"a":1,}',
+  "01",
+  "1.",
+  ".5",
+  "+1",
+  "-",
+  "1e",
+  "tru",
+  "nul",
+  "'x'",
+  '"a',
+  '"\\x"',
+  '"\\u12"',
+  "{a:1}",
+  "[1 2]",
+  "1 2",
+  '{"a" 1}',
+  '{"a":}',
+  "NaN",
+  '"tab\there"',
+  "[1]]",
+  "{}{}",
+];
 
 describe("isJsonUtf8", () => {
   for (const t of yes) test(`takes ${JSON.stringify(t)}`, () => assert.equal(isJsonUtf8(enc.encode(t)), true));
@@ -50,7 +78,13 @@ describe("isJsonUtf8", () => {
       return bytes;
     });
     const truncated = fc.tuple(fc.json(), fc.nat()).map(([j, n]) => enc.encode(j).slice(0, n % (j.length + 1)));
-    const sample = fc.oneof(fc.json().map((j) => enc.encode(j)), mutated, truncated, fc.uint8Array({ maxLength: 12 }), fc.string({ unit: fc.constantFrom("[", "]", "{", "}", ",", ":", '"', "1", "-", ".", "e", " ", "a", "\\", "u", "0") }).map((s) => enc.encode(s)));
+    const sample = fc.oneof(
+      fc.json().map((j) => enc.encode(j)),
+      mutated,
+      truncated,
+      fc.uint8Array({ maxLength: 12 }),
+      fc.string({ unit: fc.constantFrom("[", "]", "{", "}", ",", ":", '"', "1", "-", ".", "e", " ", "a", "\\", "u", "0") }).map((s) => enc.encode(s)),
+    );
     fc.assert(
       fc.property(sample, (bytes) => {
         assert.equal(isJsonUtf8(bytes), reference(bytes), Buffer.from(bytes).toString("hex"));

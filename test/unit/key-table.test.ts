@@ -35,28 +35,32 @@ test("room reserved for n keys up front: adding them never grows the table, and 
 
 test("property: with heavy collisions, any sequence of adds and deletes agrees with a Map", () => {
   fc.assert(
-    fc.property(fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 200 })), { maxLength: 2000, size: "large" }), fc.integer({ min: 1, max: 8 }), (ops, buckets) => {
-      const keys = Array.from({ length: 201 }, (_, i) => `k${i}`);
-      // Few distinct hashes: long probe runs, wrap-around and backward shifts get exercised.
-      const t = table(keys, (k) => hashKey(k) % buckets);
-      const model = new Map<string, number>();
-      for (const [add, i] of ops) {
-        const k = keys[i] as string;
-        const h = hashKey(k) % buckets;
-        if (add && !model.has(k)) {
-          model.set(k, i);
-          t.add(i, h);
-        } else if (!add) {
-          assert.equal(t.delete(k, h), model.has(k) ? i : -1);
-          model.delete(k);
+    fc.property(
+      fc.array(fc.tuple(fc.boolean(), fc.integer({ min: 0, max: 200 })), { maxLength: 2000, size: "large" }),
+      fc.integer({ min: 1, max: 8 }),
+      (ops, buckets) => {
+        const keys = Array.from({ length: 201 }, (_, i) => `k${i}`);
+        // Few distinct hashes: long probe runs, wrap-around and backward shifts get exercised.
+        const t = table(keys, (k) => hashKey(k) % buckets);
+        const model = new Map<string, number>();
+        for (const [add, i] of ops) {
+          const k = keys[i] as string;
+          const h = hashKey(k) % buckets;
+          if (add && !model.has(k)) {
+            model.set(k, i);
+            t.add(i, h);
+          } else if (!add) {
+            assert.equal(t.delete(k, h), model.has(k) ? i : -1);
+            model.delete(k);
+          }
         }
-      }
-      assert.equal(t.size, model.size);
-      for (let i = 0; i < keys.length; i++) {
-        const k = keys[i] as string;
-        assert.equal(t.get(k, hashKey(k) % buckets), model.has(k) ? i : -1);
-      }
-    }),
+        assert.equal(t.size, model.size);
+        for (let i = 0; i < keys.length; i++) {
+          const k = keys[i] as string;
+          assert.equal(t.get(k, hashKey(k) % buckets), model.has(k) ? i : -1);
+        }
+      },
+    ),
     { numRuns: 500 },
   );
 });

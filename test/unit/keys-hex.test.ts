@@ -52,7 +52,10 @@ test("a leading byte order mark is part of the name and survives the round trip"
 });
 
 test("encodeName refuses an empty name with BAD_REQUEST", () => {
-  assert.throws(() => encodeName(""), (e: unknown) => e instanceof ProvisionerError && e.kind === "BAD_REQUEST");
+  assert.throws(
+    () => encodeName(""),
+    (e: unknown) => e instanceof ProvisionerError && e.kind === "BAD_REQUEST",
+  );
 });
 
 test("encodeName refuses lone surrogates with BAD_REQUEST", () => {

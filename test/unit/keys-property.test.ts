@@ -1,14 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import {
-  TOKEN_RE,
-  decodeName,
-  encodeName,
-  parseAppliedKey,
-  parseCollectKey,
-  parseNeedsKey,
-} from "mesh-provisioner-client/keys";
+import { TOKEN_RE, decodeName, encodeName, parseAppliedKey, parseCollectKey, parseNeedsKey } from "mesh-provisioner-client/keys";
 
 const RUNS = 2000;
 /** The token rule of a NATS KV key, and nats.js's rule for a whole KV key. */

@@ -1,14 +1,6 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  WHATS,
-  parseAppliedKey,
-  parseCollectKey,
-  parseKey,
-  parseNeedsKey,
-  parseRegistryKey,
-  type Shape,
-} from "mesh-provisioner-client/keys";
+import { WHATS, parseAppliedKey, parseCollectKey, parseKey, parseNeedsKey, parseRegistryKey, type Shape } from "mesh-provisioner-client/keys";
 
 const KINDS: ReadonlySet<string> = new Set(["config", "secret", "bound", "shell"]);
 

@@ -19,12 +19,15 @@ describe("logFormat: a person at a terminal reads lines, a machine reads JSON", 
   });
 
   test("any other LOG_FORMAT is a configuration error naming the variable", () => {
-    assert.throws(() => logFormat({ isTTY: true }, { LOG_FORMAT: "text" }), (err: unknown) => {
-      assert.ok(err instanceof Failure);
-      assert.equal(err.code, "E_CONFIG");
-      assert.match(err.message, /LOG_FORMAT "text" must be json or pretty/);
-      return true;
-    });
+    assert.throws(
+      () => logFormat({ isTTY: true }, { LOG_FORMAT: "text" }),
+      (err: unknown) => {
+        assert.ok(err instanceof Failure);
+        assert.equal(err.code, "E_CONFIG");
+        assert.match(err.message, /LOG_FORMAT "text" must be json or pretty/);
+        return true;
+      },
+    );
   });
 });
 

@@ -31,7 +31,10 @@ test("property: any adds and removals count like a Map that drops zeros, past th
           assert.equal(c.has(name), model.has(name));
         });
         assert.equal(c.size, model.size);
-        assert.deepEqual(snapshot(c), [...model].sort(([a], [b]) => (a < b ? -1 : 1)));
+        assert.deepEqual(
+          snapshot(c),
+          [...model].sort(([a], [b]) => (a < b ? -1 : 1)),
+        );
       },
     ),
     { numRuns: 300 },
@@ -46,5 +49,8 @@ test("a name counted back to zero is gone, and the others keep their counts", ()
   c.add("web", -2);
   assert.equal(c.size, 2);
   assert.equal(c.has("web"), false);
-  assert.deepEqual(snapshot(c), [["cache", 3], ["db", 1]]);
+  assert.deepEqual(snapshot(c), [
+    ["cache", 3],
+    ["db", 1],
+  ]);
 });

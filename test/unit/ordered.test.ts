@@ -79,13 +79,14 @@ describe("OrderedSet", () => {
   test("keys that come in order after the last insert cost two comparisons each", () => {
     let compares = 0;
     const s = new OrderedSet<string>({ compare: (k, item) => (compares++, STRING_ORDER.compare(k, item)), keyOf: (x) => x });
-    for (let n = 0; n < 200; n++) s.insert(`n${String(n * 7919 % 200).padStart(3, "0")}.a`, `n${String(n * 7919 % 200).padStart(3, "0")}.a`);
+    for (let n = 0; n < 200; n++) s.insert(`n${String((n * 7919) % 200).padStart(3, "0")}.a`, `n${String((n * 7919) % 200).padStart(3, "0")}.a`);
     compares = 0;
     // Each node's further keys, in order, right after its first: a node writing its keys together.
-    for (let n = 0; n < 200; n++) for (let k = 0; k < 50; k++) {
-      const key = `n${String(n).padStart(3, "0")}.b${String(k).padStart(2, "0")}`;
-      s.insert(key, key);
-    }
+    for (let n = 0; n < 200; n++)
+      for (let k = 0; k < 50; k++) {
+        const key = `n${String(n).padStart(3, "0")}.b${String(k).padStart(2, "0")}`;
+        s.insert(key, key);
+      }
     assert.ok(compares / (200 * 50) < 2.5, `${compares / (200 * 50)} compares per insert`);
     assert.deepEqual(s.keys(), [...s.keys()].sort());
   });
@@ -144,7 +145,10 @@ describe("OrderedSet", () => {
         const sorted = [...model].sort();
         assert.deepEqual(s.keys(), sorted);
         for (const probe of ["p00.0000", "p50.0200", "p99.9999", sorted[sorted.length >> 1] as string]) {
-          assert.deepEqual(from(s, probe, true), sorted.filter((k) => k >= probe));
+          assert.deepEqual(
+            from(s, probe, true),
+            sorted.filter((k) => k >= probe),
+          );
         }
         const leaves = (s as unknown as { leaves: unknown[][] }).leaves;
         assert.ok(leaves.every((l) => l.length >= 1 && l.length <= LEAF));
@@ -169,8 +173,14 @@ describe("OrderedSet", () => {
         assert.deepEqual(s.keys(), sorted);
         assert.equal(s.size, sorted.length);
         for (const p of probes) {
-          assert.deepEqual(from(s, p), sorted.filter((k) => k > p));
-          assert.deepEqual(from(s, p, true), sorted.filter((k) => k >= p));
+          assert.deepEqual(
+            from(s, p),
+            sorted.filter((k) => k > p),
+          );
+          assert.deepEqual(
+            from(s, p, true),
+            sorted.filter((k) => k >= p),
+          );
         }
       }),
       { numRuns: 300 },

@@ -25,7 +25,10 @@ function mesh(answered: ReadonlySet<string>, now = () => 1_000) {
 
 /** The overview computed from scratch from the stores' contents: what the kept counts must equal. */
 function recount(stores: Record<NodeBucket, ProjectionStore>, answered: ReadonlySet<string>) {
-  const rows = new Map<string, { needs: number; unanswered: number; modules: Set<string>; needMods: Set<string>; applied: Set<string>; collect: number; oos: number }>();
+  const rows = new Map<
+    string,
+    { needs: number; unanswered: number; modules: Set<string>; needMods: Set<string>; applied: Set<string>; collect: number; oos: number }
+  >();
   const row = (n: string) => {
     let r = rows.get(n);
     if (!r) rows.set(n, (r = { needs: 0, unanswered: 0, modules: new Set(), needMods: new Set(), applied: new Set(), collect: 0, oos: 0 }));
@@ -70,7 +73,8 @@ function recount(stores: Record<NodeBucket, ProjectionStore>, answered: Readonly
   return { rows: out, withoutNode };
 }
 
-const strip = ({ last: _last, keys: _keys, bytes: _bytes, flooding: _flooding, ...rest }: NodeRow): Omit<NodeRow, "last" | "keys" | "bytes" | "flooding"> => rest;
+const strip = ({ last: _last, keys: _keys, bytes: _bytes, flooding: _flooding, ...rest }: NodeRow): Omit<NodeRow, "last" | "keys" | "bytes" | "flooding"> =>
+  rest;
 
 describe("the mesh overview", () => {
   test("counts a node's needs, unanswered needs, modules not applied, collect items and keys out of shape", () => {
@@ -119,7 +123,10 @@ describe("the mesh overview", () => {
     put("needs", "n2.web.config.a");
     del("needs", "n1.web.config.a");
     assert.equal(overview.row("n1"), undefined);
-    assert.deepEqual(overview.page().rows.map((r) => r.node), ["n2"]);
+    assert.deepEqual(
+      overview.page().rows.map((r) => r.node),
+      ["n2"],
+    );
     assert.equal(overview.totals().nodes, 1);
   });
 
@@ -142,19 +149,32 @@ describe("the mesh overview", () => {
     assert.equal(p.total, 120);
     assert.equal(p.matched, 120);
     assert.equal(p.offset, 50);
-    assert.deepEqual(p.rows.map((r) => r.node), Array.from({ length: 25 }, (_, i) => `node-${String(50 + i).padStart(3, "0")}`));
+    assert.deepEqual(
+      p.rows.map((r) => r.node),
+      Array.from({ length: 25 }, (_, i) => `node-${String(50 + i).padStart(3, "0")}`),
+    );
     const q = overview.page({ match: "NODE-01" });
-    assert.deepEqual(q.rows.map((r) => r.node), Array.from({ length: 10 }, (_, i) => `node-01${i}`));
+    assert.deepEqual(
+      q.rows.map((r) => r.node),
+      Array.from({ length: 10 }, (_, i) => `node-01${i}`),
+    );
     assert.equal(q.matched, 10);
     const wrong = overview.page({ problems: true, limit: 5 });
     assert.equal(wrong.matched, 108, "every node but the 12 applied ones has a module not applied");
-    assert.deepEqual(wrong.rows.map((r) => r.node), ["node-001", "node-002", "node-003", "node-004", "node-005"]);
+    assert.deepEqual(
+      wrong.rows.map((r) => r.node),
+      ["node-001", "node-002", "node-003", "node-004", "node-005"],
+    );
     assert.equal(overview.page({ limit: 10_000 }).rows.length, Math.min(120, MAX_NODE_PAGE));
   });
 
   test("a node past the flood limits is named once when it goes over and once when it is back under", () => {
     const changes: { node: string; flooding: boolean; keys: number }[] = [];
-    const overview = new MeshOverview(() => true, () => 9_000, { limits: { keys: 5, bytes: 1 << 30 }, onChange: (c) => changes.push({ node: c.node, flooding: c.flooding, keys: c.keys }) });
+    const overview = new MeshOverview(
+      () => true,
+      () => 9_000,
+      { limits: { keys: 5, bytes: 1 << 30 }, onChange: (c) => changes.push({ node: c.node, flooding: c.flooding, keys: c.keys }) },
+    );
     const needs = new ProjectionStore(needsSpec, { observer: overview.observerFor("needs") });
     let rev = 0;
     for (let i = 0; i < 8; i++) needs.apply("PUT", `flood.m.config.k${i}`, ++rev, enc.encode("{}"));
@@ -163,7 +183,10 @@ describe("the mesh overview", () => {
     assert.equal(overview.row("flood")?.flooding, true);
     assert.equal(overview.row("flood")?.problems, true);
     assert.equal(overview.row("calm")?.flooding, false);
-    assert.deepEqual(overview.totals().flooding.map((f) => [f.node, f.keys]), [["flood", 8]]);
+    assert.deepEqual(
+      overview.totals().flooding.map((f) => [f.node, f.keys]),
+      [["flood", 8]],
+    );
     assert.equal(overview.totals().nodesFlooding, 1);
     for (let i = 0; i < 4; i++) needs.apply("DEL", `flood.m.config.k${i}`, ++rev, new Uint8Array());
     assert.deepEqual(changes.at(-1), { node: "flood", flooding: false, keys: 5 });
@@ -208,17 +231,28 @@ describe("the mesh overview", () => {
 
   test("property: after any puts and deletes, in shape or not, the kept counts equal a recount of the stores", () => {
     const keys = fc.oneof(
-      fc.tuple(fc.constant("needs" as const), fc.constantFrom("n1", "n2", "n3", "a-b"), fc.constantFrom("web", "api"), fc.constantFrom("config", "port", "tracing"), fc.constantFrom("x", "y")).map(
-        ([w, n, m, k, x]) => [w, `${n}.${m}.${k}.${x}`] as const,
-      ),
-      fc.tuple(fc.constant("applied" as const), fc.constantFrom("n1", "n2", "n4"), fc.constantFrom("web", "api", "db")).map(([w, n, m]) => [w, `${n}.${m}`] as const),
-      fc.tuple(fc.constant("collect" as const), fc.constantFrom("n1", "n3"), fc.constantFrom("shell", "ssh=20keys"), fc.constantFrom("web", "api")).map(
-        ([w, n, c, x]) => [w, `${n}.${c}.${x}`] as const,
-      ),
+      fc
+        .tuple(
+          fc.constant("needs" as const),
+          fc.constantFrom("n1", "n2", "n3", "a-b"),
+          fc.constantFrom("web", "api"),
+          fc.constantFrom("config", "port", "tracing"),
+          fc.constantFrom("x", "y"),
+        )
+        .map(([w, n, m, k, x]) => [w, `${n}.${m}.${k}.${x}`] as const),
+      fc
+        .tuple(fc.constant("applied" as const), fc.constantFrom("n1", "n2", "n4"), fc.constantFrom("web", "api", "db"))
+        .map(([w, n, m]) => [w, `${n}.${m}`] as const),
+      fc
+        .tuple(fc.constant("collect" as const), fc.constantFrom("n1", "n3"), fc.constantFrom("shell", "ssh=20keys"), fc.constantFrom("web", "api"))
+        .map(([w, n, c, x]) => [w, `${n}.${c}.${x}`] as const),
       // Out of shape: too few or too many tokens, or an empty node.
-      fc.tuple(fc.constantFrom("needs" as const, "applied" as const, "collect" as const), fc.constantFrom("n1.web", "n2", "n1.a.b.c.d", ".web.config.x", "n3.web.config")).map(
-        ([w, k]) => [w, k] as const,
-      ),
+      fc
+        .tuple(
+          fc.constantFrom("needs" as const, "applied" as const, "collect" as const),
+          fc.constantFrom("n1.web", "n2", "n1.a.b.c.d", ".web.config.x", "n3.web.config"),
+        )
+        .map(([w, k]) => [w, k] as const),
     );
     fc.assert(
       fc.property(fc.array(fc.tuple(keys, fc.boolean()), { maxLength: 200, size: "medium" }), fc.subarray(["config", "port", "tracing"]), (ops, kinds) => {
@@ -231,7 +265,10 @@ describe("the mesh overview", () => {
         const t = overview.totals();
         assert.equal(t.nodes, want.rows.size);
         assert.equal(t.needs, stores.needs.size);
-        assert.equal(t.unanswered, [...want.rows.values()].reduce((a, r) => a + r.unanswered, 0));
+        assert.equal(
+          t.unanswered,
+          [...want.rows.values()].reduce((a, r) => a + r.unanswered, 0),
+        );
         assert.equal(t.nodesWithProblems, [...want.rows.values()].filter((r) => r.problems).length);
         assert.equal(t.outOfShapeWithoutNode, want.withoutNode);
         for (const w of ["needs", "applied", "collect"] as const) assert.equal(t.outOfShape[w], stores[w].outOfShapeCount, w);
@@ -250,4 +287,3 @@ describe("the mesh overview", () => {
     );
   });
 });
-

@@ -31,17 +31,16 @@ test("only the service's grant reaches the checkpoints, and it may purge no stre
   }
   const p = grantFor("provisioner");
   assert.ok(p.publish.allow.includes("$O.mesh-provisioner_checkpoints.>"));
-  assert.deepEqual(p.publish.allow.filter((s) => s.includes(".STREAM.PURGE.")), ["$JS.API.STREAM.PURGE.OBJ_mesh-provisioner_checkpoints"]);
+  assert.deepEqual(
+    p.publish.allow.filter((s) => s.includes(".STREAM.PURGE.")),
+    ["$JS.API.STREAM.PURGE.OBJ_mesh-provisioner_checkpoints"],
+  );
 });
 
 test("a node's grant writes only its own keys of the three node buckets", () => {
   const g = grantFor("node", "n7");
   const writes = g.publish.allow.filter((s) => s.startsWith("$KV."));
-  assert.deepEqual(writes.sort(), [
-    "$KV.mesh-provisioner_applied.n7.>",
-    "$KV.mesh-provisioner_collect.n7.>",
-    "$KV.mesh-provisioner_needs.n7.>",
-  ]);
+  assert.deepEqual(writes.sort(), ["$KV.mesh-provisioner_applied.n7.>", "$KV.mesh-provisioner_collect.n7.>", "$KV.mesh-provisioner_needs.n7.>"]);
   assert.equal(g.allow_responses, false);
 });
 

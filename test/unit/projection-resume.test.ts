@@ -7,7 +7,10 @@ import { memoryLogger } from "../../src/log.js";
 import type { WatchEvent } from "../../src/streams/kv-watch.js";
 
 const enc = new TextEncoder();
-const put = (key: string, revision: number, v: string): WatchEvent => ({ type: "entry", entry: { operation: "PUT", key, revision, value: enc.encode(JSON.stringify(v)) } });
+const put = (key: string, revision: number, v: string): WatchEvent => ({
+  type: "entry",
+  entry: { operation: "PUT", key, revision, value: enc.encode(JSON.stringify(v)) },
+});
 const valueOf = (p: Projection, key: string): unknown => (JSON.parse(p.store.get(key)?.json ?? "null") as { value?: unknown } | null)?.value;
 
 test("a resumed watch's entries are held until it has caught up, so the projection never shows a state the bucket never had", () => {

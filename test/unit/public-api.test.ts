@@ -21,7 +21,10 @@ interface Rule {
 
 export const RULES: readonly Rule[] = [
   { name: "an import of a package's internal entry", pattern: /from\s+["'](?!\.)(?:@[\w-]+\/)?[\w.-]+\/(?:internal|lib|src|dist)\b[^"']*["']/ },
-  { name: "a prototype replaced or patched", pattern: /\.prototype\s*(?:\.\s*\w+\s*)?=(?!=)|defineProperty\(\s*[\w.]+\.prototype|Object\.assign\(\s*[\w.]+\.prototype/ },
+  {
+    name: "a prototype replaced or patched",
+    pattern: /\.prototype\s*(?:\.\s*\w+\s*)?=(?!=)|defineProperty\(\s*[\w.]+\.prototype|Object\.assign\(\s*[\w.]+\.prototype/,
+  },
   { name: "a prototype's methods taken to call on other objects", pattern: /(?<![=!<>])=\s*[\w.]+\.prototype\b/ },
   { name: "a private field read or written (`_`-prefixed)", pattern: /[\w)\]]\??\._[a-z]\w*/ },
   { name: "an undocumented Node Buffer method", pattern: /\b(?:utf8|latin1|ascii|ucs2|hex|base64|base64url)(?:Write|Slice)\b/ },

@@ -74,7 +74,10 @@ test("a filter that could widen the query (a wildcard, a dot, a space, empty) is
   );
   fc.assert(
     fc.property(fc.constantFrom("node", "module"), widening, (field, value) => {
-      assert.throws(() => parseRequest(JSON.stringify({ what: "needs", [field]: value })), (e: ProvisionerError) => e.status === 400);
+      assert.throws(
+        () => parseRequest(JSON.stringify({ what: "needs", [field]: value })),
+        (e: ProvisionerError) => e.status === 400,
+      );
     }),
     { numRuns: 1000 },
   );
@@ -82,17 +85,32 @@ test("a filter that could widen the query (a wildcard, a dot, a space, empty) is
 
 test("the quick read of a node's usual request accepts only what the schema accepts, and reads it the same", async () => {
   const { quickRequest, schemaRequest } = await import("../../src/verb/request.js");
-  const value = fc.oneof(token, fc.string({ maxLength: 6 }), fc.constantFrom(...WHATS, "", "*", "n.1", "x y"), fc.integer(), fc.double(), fc.constant(null), fc.boolean(), fc.constant(2 ** 60));
+  const value = fc.oneof(
+    token,
+    fc.string({ maxLength: 6 }),
+    fc.constantFrom(...WHATS, "", "*", "n.1", "x y"),
+    fc.integer(),
+    fc.double(),
+    fc.constant(null),
+    fc.boolean(),
+    fc.constant(2 ** 60),
+  );
   const body = fc.dictionary(fc.constantFrom("what", "node", "module", "minRevision", "limit", "contributor", "extra"), value, { maxKeys: 5 });
   let quick = 0;
   fc.assert(
-    fc.property(fc.oneof(body, validRequest.map((r) => ({ what: r.what, node: r.node, minRevision: r.minRevision }) as Record<string, unknown>)), (obj) => {
-      const json = JSON.parse(JSON.stringify(obj)) as unknown;
-      const q = quickRequest(json);
-      if (q === undefined) return;
-      quick++;
-      assert.deepStrictEqual(q, schemaRequest(json));
-    }),
+    fc.property(
+      fc.oneof(
+        body,
+        validRequest.map((r) => ({ what: r.what, node: r.node, minRevision: r.minRevision }) as Record<string, unknown>),
+      ),
+      (obj) => {
+        const json = JSON.parse(JSON.stringify(obj)) as unknown;
+        const q = quickRequest(json);
+        if (q === undefined) return;
+        quick++;
+        assert.deepStrictEqual(q, schemaRequest(json));
+      },
+    ),
     { numRuns: 5000 },
   );
   assert.ok(quick > 500, `the quick read took ${quick} of 5000`);

@@ -200,14 +200,8 @@ describe("requestKey", () => {
   });
 
   test("the key does not depend on the order of the filters' fields", () => {
-    assert.equal(
-      requestKey({ what: "needs", filters: { module: "m", node: "n1" } }),
-      requestKey({ what: "needs", filters: { node: "n1", module: "m" } }),
-    );
-    assert.notEqual(
-      requestKey({ what: "needs", filters: { node: "m", module: "n1" } }),
-      requestKey({ what: "needs", filters: { node: "n1", module: "m" } }),
-    );
+    assert.equal(requestKey({ what: "needs", filters: { module: "m", node: "n1" } }), requestKey({ what: "needs", filters: { node: "n1", module: "m" } }));
+    assert.notEqual(requestKey({ what: "needs", filters: { node: "m", module: "n1" } }), requestKey({ what: "needs", filters: { node: "n1", module: "m" } }));
   });
 
   test("a collection name cannot forge another request's key", () => {

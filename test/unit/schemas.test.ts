@@ -72,11 +72,7 @@ function pages(what: What, opts: { limit?: number; maxBytes?: number; filters?: 
 describe("the reply's schema holds the service's replies", () => {
   for (const what of ["registry", "needs", "applied", "collect"] as const) {
     test(`${what}: whole, paged and narrowed answers`, () => {
-      const all = [
-        ...pages(what),
-        ...pages(what, { limit: 1 }),
-        ...(what === "registry" ? [] : pages(what, { filters: { node: "n1" } })),
-      ];
+      const all = [...pages(what), ...pages(what, { limit: 1 }), ...(what === "registry" ? [] : pages(what, { filters: { node: "n1" } }))];
       assert.ok(all.length > 3);
       for (const body of all) {
         conforms(schemas.reply, body, `a ${what} reply`);
@@ -86,7 +82,10 @@ describe("the reply's schema holds the service's replies", () => {
 
     test(`${what}: entries too large for any reply`, () => {
       const all = pages(what, { maxBytes: 300 }) as { entries: Record<string, unknown>[] }[];
-      assert.ok(all.some((b) => b.entries.some((e) => e["valueTooLarge"] === true)), "a value was left out");
+      assert.ok(
+        all.some((b) => b.entries.some((e) => e["valueTooLarge"] === true)),
+        "a value was left out",
+      );
       for (const body of all) conforms(schemas.reply, body, `a ${what} reply with a value left out`);
     });
   }

@@ -28,7 +28,10 @@ function noise(seed: number): (i: number) => number {
 }
 
 test("a flat series levels off, with a slope of zero", () => {
-  const v = floorVerdict(series(120, () => 190), opts);
+  const v = floorVerdict(
+    series(120, () => 190),
+    opts,
+  );
   assert.equal(v.state, "levels off");
   assert.equal(v.slopeMiBPerHour, 0);
   assert.equal(v.floors.length, 6, "the second hour in six 10-minute windows");
@@ -37,7 +40,10 @@ test("a flat series levels off, with a slope of zero", () => {
 
 test("a floor rising under the sawtooth is reported as still rising, by about its rate", () => {
   // The earlier soak's rise (about half a MiB a minute) under a 3-minute, 15 MiB sawtooth.
-  const v = floorVerdict(series(120, (ms) => 185 + (ms / MIN) * 0.5 + sawtooth(ms, 3 * MIN, 15)), opts);
+  const v = floorVerdict(
+    series(120, (ms) => 185 + (ms / MIN) * 0.5 + sawtooth(ms, 3 * MIN, 15)),
+    opts,
+  );
   assert.equal(v.state, "still rising");
   assert.ok(Math.abs(v.slopeMiBPerHour - 30) < 2, `slope ${v.slopeMiBPerHour}`);
   assert.match(v.text, /^still rising by 3\d\.\d MiB\/h/);
@@ -55,17 +61,26 @@ test("a noisy but flat series levels off: sawtooth peaks, jitter and spikes do n
 });
 
 test("a rise in the first half alone (the warm-up) levels off", () => {
-  const v = floorVerdict(series(120, (ms) => (ms < 30 * MIN ? 150 + (ms / MIN) * 1.5 : 195) + sawtooth(ms, 2 * MIN, 10)), opts);
+  const v = floorVerdict(
+    series(120, (ms) => (ms < 30 * MIN ? 150 + (ms / MIN) * 1.5 : 195) + sawtooth(ms, 2 * MIN, 10)),
+    opts,
+  );
   assert.equal(v.state, "levels off", v.text);
 });
 
 test("a short run gets shorter windows, as many as it needs; too few samples to fill them is said so", () => {
-  const v = floorVerdict(series(3, () => 100), opts);
+  const v = floorVerdict(
+    series(3, () => 100),
+    opts,
+  );
   assert.equal(v.state, "levels off");
   assert.equal(v.floors.length, MIN_WINDOWS);
   assert.equal(v.windowMs, (1.5 * MIN) / MIN_WINDOWS);
   // Half a minute read every 5 s: four windows of 3.75 s, most holding one read or none.
-  const sparse = floorVerdict(series(0.5, () => 100), opts);
+  const sparse = floorVerdict(
+    series(0.5, () => 100),
+    opts,
+  );
   assert.equal(sparse.state, "too few samples");
   assert.ok(Number.isNaN(sparse.slopeMiBPerHour));
   assert.equal(floorVerdict([{ atMs: 0, rssBytes: 100 * MIB }], opts).state, "too few samples");
@@ -73,7 +88,11 @@ test("a short run gets shorter windows, as many as it needs; too few samples to 
 
 test("soak values are exactly the size asked for, whatever the key and the put count", () => {
   for (const bytes of [MIN_VALUE_BYTES, 128, 1000]) {
-    for (const [i, salt] of [[0, 0], [99_999, 1], [4_999_999, 123_456_789_012_345]] as const) {
+    for (const [i, salt] of [
+      [0, 0],
+      [99_999, 1],
+      [4_999_999, 123_456_789_012_345],
+    ] as const) {
       const v = fixedSizeValue(i, salt, bytes);
       assert.equal(Buffer.byteLength(v), bytes);
       assert.doesNotThrow(() => JSON.parse(v));
@@ -96,7 +115,10 @@ test("what is held apart from V8's free heap levels off when only V8's reserve m
     return { rss: 150 + 20 + free, used: 20, total: 20 + free };
   });
   const held = heldSamples(rows);
-  assert.ok(held.every((s) => s.rssBytes === 170 * MIB), "RSS less the free heap is RSS less what V8 reserved and does not use");
+  assert.ok(
+    held.every((s) => s.rssBytes === 170 * MIB),
+    "RSS less the free heap is RSS less what V8 reserved and does not use",
+  );
   const v = floorVerdict(held, { windowMs: 15 * MIN, toleranceMiBPerHour: 2 }, "RSS less V8's free heap");
   assert.equal(v.state, "levels off");
   assert.match(v.text, /^levels off: RSS less V8's free heap moved \+0\.0 MiB\/h/);
@@ -116,5 +138,8 @@ test("a leak outside the heap shows in what is held apart from V8's free heap", 
 test("a minute without a heap reading is left out of what is held, not read as zero", () => {
   const rows = minutesOf(3, () => ({ rss: 200, used: 20, total: 60 }));
   const gap = [rows[0]!, { ...rows[1]!, heapTotalMiB: Number.NaN }, rows[2]!];
-  assert.deepEqual(heldSamples(gap).map((s) => s.atMs / MIN), [1, 3]);
+  assert.deepEqual(
+    heldSamples(gap).map((s) => s.atMs / MIN),
+    [1, 3],
+  );
 });

@@ -248,7 +248,7 @@ describe("values", () => {
     s.apply("PUT", "n1.e", 5, b(""));
     s.apply("PUT", "n1.f", 6, b("{not: json}"));
     s.apply("PUT", "n1.g", 7, b("null"));
-    s.apply("PUT", "n1.h", 8, b("caf\u00e9 \"q\" \\ \n"));
+    s.apply("PUT", "n1.h", 8, b('caf\u00e9 "q" \\ \n'));
     assert.deepEqual(answered(s, "n1.a").value, { z: 1, a: [1, 2] });
     assert.ok(s.get("n1.a")?.json.includes('{"z":1,  "a":[1,2]}'), "the stored JSON text is embedded unchanged");
     assert.equal(answered(s, "n1.b").value, "plain text");
@@ -257,7 +257,7 @@ describe("values", () => {
     assert.equal(answered(s, "n1.e").value, "");
     assert.equal(answered(s, "n1.f").value, "{not: json}");
     assert.equal(answered(s, "n1.g").value, null);
-    assert.equal(answered(s, "n1.h").value, "caf\u00e9 \"q\" \\ \n");
+    assert.equal(answered(s, "n1.h").value, 'caf\u00e9 "q" \\ \n');
     assert.equal(s.get("n1.h")?.bytes, Buffer.byteLength(s.get("n1.h")?.json ?? ""));
   });
 
@@ -322,14 +322,7 @@ describe("values", () => {
 describe("indexes and candidates", () => {
   function needsStore(): ProjectionStore {
     const s = new ProjectionStore(needsSpec);
-    const keys = [
-      "n2.web.config.port",
-      "n1.web.config.port",
-      "n1.db.secret.pw",
-      "n1.web.bound.url",
-      "n2.db.config.x",
-      "n3.web.config.y",
-    ];
+    const keys = ["n2.web.config.port", "n1.web.config.port", "n1.db.secret.pw", "n1.web.bound.url", "n2.db.config.x", "n3.web.config.y"];
     keys.forEach((k, i) => s.apply("PUT", k, i + 1, json(i)));
     s.markSynced(keys.length);
     return s;
@@ -467,7 +460,10 @@ describe("a node's range ends where its count of entries says", () => {
     fc.assert(
       fc.property(
         // Enough ops on few enough keys that deletes hit keys put before, and a node's range spans leaves (512 items).
-        fc.array(fc.record({ node: fc.constantFrom(...NODES), i: fc.integer({ min: 0, max: 250 }), op: fc.constantFrom("put", "put", "put", "del", "oos") }), { minLength: 300, maxLength: 2000 }),
+        fc.array(fc.record({ node: fc.constantFrom(...NODES), i: fc.integer({ min: 0, max: 250 }), op: fc.constantFrom("put", "put", "put", "del", "oos") }), {
+          minLength: 300,
+          maxLength: 2000,
+        }),
         (ops) => {
           const s = new ProjectionStore(needsSpec);
           const live = new Set<string>();
@@ -490,7 +486,12 @@ describe("a node's range ends where its count of entries says", () => {
             // From an `after` before the range the count still applies; inside it, the end is searched for.
             assert.deepEqual(candidates(s, { node }, "0").keys, expected, `node ${node} after "0"`);
             const mid = expected[Math.floor(expected.length / 2)];
-            if (mid !== undefined) assert.deepEqual(candidates(s, { node }, mid).keys, expected.filter((k) => k > mid), `node ${node} after ${mid}`);
+            if (mid !== undefined)
+              assert.deepEqual(
+                candidates(s, { node }, mid).keys,
+                expected.filter((k) => k > mid),
+                `node ${node} after ${mid}`,
+              );
           }
         },
       ),

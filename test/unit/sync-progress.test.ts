@@ -35,13 +35,25 @@ describe("the consumer creation tally", () => {
 
 describe("which start-up failures are waited out", () => {
   test("a slow or leaderless JetStream", () => {
-    for (const m of ["timeout", "TimeoutError: timeout", "JetStream system temporarily unavailable", "no stream leader", "cannot create or open the bucket x: timeout"]) {
+    for (const m of [
+      "timeout",
+      "TimeoutError: timeout",
+      "JetStream system temporarily unavailable",
+      "no stream leader",
+      "cannot create or open the bucket x: timeout",
+    ]) {
       assert.ok(isPassing(new Error(m)), m);
     }
   });
 
   test("not what a person must fix", () => {
-    for (const m of ["jetstream is not enabled", "Permissions Violation for Publish to \"$JS.API.INFO\"", "connection closed", "insufficient resources", "Authorization Violation"]) {
+    for (const m of [
+      "jetstream is not enabled",
+      'Permissions Violation for Publish to "$JS.API.INFO"',
+      "connection closed",
+      "insufficient resources",
+      "Authorization Violation",
+    ]) {
       assert.ok(!isPassing(new Error(m)), m);
     }
   });

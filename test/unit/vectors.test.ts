@@ -37,7 +37,6 @@ describe("key shape vectors", () => {
   test("the known kinds are the compiled table's", () => {
     assert.deepEqual([...keys.knownKinds].sort(), [...KNOWN_KINDS].sort());
   });
-
 });
 
 /** The message parseRequest refuses body with ("" when it serves it). */
@@ -150,4 +149,3 @@ describe("feed event vectors", () => {
     }
   });
 });
-

@@ -1,13 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import {
-  attemptTimeoutMs,
-  isTimeout,
-  warnsAt,
-  RESUME_TIMEOUT_MS,
-  USUAL_TIMEOUT_MS,
-  WARN_EVERY,
-} from "../../src/streams/retry.js";
+import { attemptTimeoutMs, isTimeout, warnsAt, RESUME_TIMEOUT_MS, USUAL_TIMEOUT_MS, WARN_EVERY } from "../../src/streams/retry.js";
 
 describe("how a watch retries", () => {
   test("the first try at start keeps the client's usual timeout: a large stream's consumer takes seconds", () => {

@@ -17,10 +17,7 @@ for (const ch of "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789
 }
 
 /** ESCAPE[b] is "=XX" for byte b (upper-case hex). */
-const ESCAPE: readonly string[] = Array.from(
-  { length: 256 },
-  (_, b) => "=" + b.toString(16).toUpperCase().padStart(2, "0"),
-);
+const ESCAPE: readonly string[] = Array.from({ length: 256 }, (_, b) => "=" + b.toString(16).toUpperCase().padStart(2, "0"));
 
 /** Value of a hex digit (either case) by char code, else -1. */
 const HEX = new Int8Array(128).fill(-1);
@@ -68,11 +65,7 @@ export function encodeName(name: string): string {
         );
       }
       const cp = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00);
-      out +=
-        ESCAPE[0xf0 | (cp >> 18)]! +
-        ESCAPE[0x80 | ((cp >> 12) & 0x3f)]! +
-        ESCAPE[0x80 | ((cp >> 6) & 0x3f)]! +
-        ESCAPE[0x80 | (cp & 0x3f)]!;
+      out += ESCAPE[0xf0 | (cp >> 18)]! + ESCAPE[0x80 | ((cp >> 12) & 0x3f)]! + ESCAPE[0x80 | ((cp >> 6) & 0x3f)]! + ESCAPE[0x80 | (cp & 0x3f)]!;
       i++;
     }
   }
@@ -111,9 +104,7 @@ export function decodeName(escaped: string): Decoded {
     const hv = h < 128 ? HEX[h]! : -1;
     const lv = l < 128 ? HEX[l]! : -1;
     if (hv < 0 || lv < 0) {
-      return fail(
-        `${seqAt(escaped, i)}: "=" must be followed by two upper-case hex digits (write "=3D" for "=" itself)`,
-      );
+      return fail(`${seqAt(escaped, i)}: "=" must be followed by two upper-case hex digits (write "=3D" for "=" itself)`);
     }
     const b = (hv << 4) | lv;
     if (b < 128 && UNESCAPED[b] === 1) {

@@ -8,14 +8,7 @@ export { TOKEN_RE, TOKEN_CHARS, isPlainToken, splitKey, tokenProblem } from "../
 export { WHATS, type What } from "../protocol/what.js";
 export { encodeName, decodeName } from "./hex.js";
 export type { Decoded } from "./hex.js";
-export {
-  parseKey,
-  parseNeedsKey,
-  parseAppliedKey,
-  parseCollectKey,
-  parseRegistryKey,
-  readableContradicts,
-} from "./shapes.js";
+export { parseKey, parseNeedsKey, parseAppliedKey, parseCollectKey, parseRegistryKey, readableContradicts } from "./shapes.js";
 export { BUCKETS, CHECKPOINT_BUCKET, objectStreamName, SEAT_BUCKET, streamName } from "./buckets.js";
 export { knownKinds, isAnswered, answeredCheck, answeredChecks, type RegistryLookup } from "./kinds.js";
 export type { Shape, NeedsFields, AppliedFields, CollectFields, RegistryFields } from "./shapes.js";

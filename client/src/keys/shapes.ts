@@ -17,9 +17,7 @@ export type AppliedFields = { node: string; module: string };
 export type CollectFields = { node: string; collection: string /* decoded name */; contributor: string };
 export type RegistryFields = { kind: string };
 
-export type Shape<F> =
-  | { ok: true; fields: F }
-  | { ok: false; reason: string; readable: Partial<Record<string, string>> };
+export type Shape<F> = { ok: true; fields: F } | { ok: false; reason: string; readable: Partial<Record<string, string>> };
 
 type Readable = Partial<Record<string, string>>;
 type Out = { ok: false; reason: string; readable: Readable };
@@ -150,9 +148,7 @@ export function parseCollectKey(key: string): Shape<CollectFields> {
   const problems: string[] = [];
   if (!TOKEN_RE.test(node)) problems.push(plainProblem(0, "node", node));
   if (!d.ok) {
-    problems.push(
-      escaped.length === 0 ? "token 2 (collection) is empty" : `token 2 (collection) ${JSON.stringify(escaped)}: ${d.reason}`,
-    );
+    problems.push(escaped.length === 0 ? "token 2 (collection) is empty" : `token 2 (collection) ${JSON.stringify(escaped)}: ${d.reason}`);
   }
   if (!TOKEN_RE.test(contributor)) problems.push(plainProblem(2, "contributor", contributor));
   return { ok: false, reason: problems.join("; "), readable: readableOf(t, COLLECT, 1) };
@@ -174,10 +170,7 @@ export function parseRegistryKey(key: string, knownKinds: ReadonlySet<string>): 
   if (knownKinds.has(key) && TOKEN_RE.test(key)) return { ok: true, fields: { kind: key } };
   if (key.includes(".")) return { ok: false, reason: REGISTRY_COUNT, readable: {} };
   if (!TOKEN_RE.test(key)) {
-    const reason =
-      key.length === 0
-        ? "registry key is empty"
-        : `registry key ${JSON.stringify(key)} is not a plain token (only ${TOKEN_CHARS} are allowed)`;
+    const reason = key.length === 0 ? "registry key is empty" : `registry key ${JSON.stringify(key)} is not a plain token (only ${TOKEN_CHARS} are allowed)`;
     return { ok: false, reason, readable: {} };
   }
   return {

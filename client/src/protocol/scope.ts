@@ -24,7 +24,8 @@ export const NEEDS_SCOPE: VerbScope = { kind: "needs" };
 
 /** Node `node`'s scope; throws a 400 when `node` is not a plain token (no subject token could then name it). */
 export function nodeScope(node: string): VerbScope {
-  if (!isPlainToken(node)) throw new ProvisionerError("BAD_REQUEST", `a node's verb subject ends with the node's name, a plain token; ${JSON.stringify(node)} is not one`);
+  if (!isPlainToken(node))
+    throw new ProvisionerError("BAD_REQUEST", `a node's verb subject ends with the node's name, a plain token; ${JSON.stringify(node)} is not one`);
   return { kind: "node", node };
 }
 
@@ -52,7 +53,10 @@ export function scopedNode(scope: VerbScope, what: What, node: string | undefine
   if (scope.kind === "mesh" || what === "registry") return node;
   if (scope.kind === "needs") {
     if (what === "needs") return node;
-    throw new ProvisionerError("FORBIDDEN", `${NEEDS_VERB_SUBJECT} answers the registry and the needs only, not ${what}: ask ${VERB_SUBJECT} with a grant that allows it`);
+    throw new ProvisionerError(
+      "FORBIDDEN",
+      `${NEEDS_VERB_SUBJECT} answers the registry and the needs only, not ${what}: ask ${VERB_SUBJECT} with a grant that allows it`,
+    );
   }
   if (node === undefined || node === scope.node) return scope.node;
   throw new ProvisionerError(

@@ -246,7 +246,8 @@ export function openCheckpoint(bytes: Uint8Array, spec: BucketSpec): OpenedCheck
   if (header.what !== spec.what || header.bucket !== spec.bucket) {
     throw new CheckpointError("foreign", `the checkpoint is of ${header.what} (${header.bucket}), not of ${spec.what} (${spec.bucket})`);
   }
-  if (!Number.isSafeInteger(header.revision) || header.revision < 0 || typeof header.stream !== "object" || header.stream === null) throw corrupt("its header lacks a revision or a stream");
+  if (!Number.isSafeInteger(header.revision) || header.revision < 0 || typeof header.stream !== "object" || header.stream === null)
+    throw corrupt("its header lacks a revision or a stream");
   const revision = header.revision;
   return {
     revision,

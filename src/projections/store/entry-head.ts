@@ -58,7 +58,7 @@ export class TokenHead implements EntryHead {
       const end = ends[f] as number;
       while (j < end) buf[at++] = joins[j++] as number;
       if (f === last) break;
-      for (let c: number; k < length && (c = key.charCodeAt(k++)) !== DOT; ) buf[at++] = c;
+      for (let c: number; k < length && (c = key.charCodeAt(k++)) !== DOT;) buf[at++] = c;
     }
     return at - start;
   }

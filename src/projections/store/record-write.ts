@@ -18,7 +18,17 @@ const REVISION_OPEN = Buffer.from(',"revision":', "latin1");
  * as its own bytes when they are JSON in UTF-8 and as a JSON string of its
  * text otherwise (`json`: the caller knows the value is JSON); then a comma.
  */
-export function writeRecord(arena: RecordArena, s: Slots, spec: BucketSpec, slot: number, key: string, d: Decoded, value: Uint8Array, revision: number, json = false): void {
+export function writeRecord(
+  arena: RecordArena,
+  s: Slots,
+  spec: BucketSpec,
+  slot: number,
+  key: string,
+  d: Decoded,
+  value: Uint8Array,
+  revision: number,
+  json = false,
+): void {
   s.revision[slot] = revision;
   s.keyLen[slot] = key.length;
   if (d.json !== undefined || spec.head === undefined) {

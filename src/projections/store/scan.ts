@@ -18,7 +18,6 @@ const ONE = new Int32Array(1);
 
 /** A scan over [from, to) of an ordered set of slots. */
 export class RangeScan implements SlotScan {
-
   constructor(
     private readonly set: OrderedSet<number> | undefined,
     private readonly from: Cursor,

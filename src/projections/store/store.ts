@@ -76,14 +76,17 @@ export class ProjectionStore implements StoreView {
     this.keyFirst = spec.head === undefined;
     this.keyAt = this.keyFirst ? 0 : 8;
     const slots = this.slots;
-    this.arena = new RecordArena({
-      offsetIn: (slot, seg) => (slots.seg[slot] === seg ? (slots.off[slot] as number) : -1),
-      lengthOf: (slot) => this.recordLength(slot),
-      moved: (slot, seg, off) => {
-        slots.seg[slot] = seg;
-        slots.off[slot] = off;
+    this.arena = new RecordArena(
+      {
+        offsetIn: (slot, seg) => (slots.seg[slot] === seg ? (slots.off[slot] as number) : -1),
+        lengthOf: (slot) => this.recordLength(slot),
+        moved: (slot, seg, off) => {
+          slots.seg[slot] = seg;
+          slots.off[slot] = off;
+        },
       },
-    }, opts.segmentBytes);
+      opts.segmentBytes,
+    );
     this.table = new KeyTable({ keyIs: (slot, key) => this.compareKey(key, slot) === 0, hashOf: (slot) => slots.hash[slot] as number });
     this.orders = new KeyOrders(spec, { compare: (key, slot) => this.compareKey(key, slot), keyOf: (slot) => this.keyOf(slot) });
   }
