@@ -1,13 +1,11 @@
 package provisioner
 
 import (
-	"bytes"
 	"context"
 	"encoding/json"
 	"fmt"
 	"iter"
 	"runtime"
-	"strconv"
 )
 
 // Paging (docs/protocol.md, "Paging"): ask again with After set to the
@@ -17,9 +15,9 @@ import (
 // watch's feed takes over.
 //
 // The pages are fetched one ahead of the decoding: the next request goes out
-// as soon as the page's Next is read off the end of its body, and the body is
+// as soon as the page's Next is read from its body, and the body is
 // decoded while the service builds the next page. A page's Next and revision
-// are read by a quick scan of its head and tail, and checked against the
+// are read first, by decoding only those two fields, and checked against the
 // decoded page.
 
 // rawPage is a reply's body with its head and tail read.
@@ -80,23 +78,10 @@ func (c *Client) fetch(ctx context.Context, r Request) <-chan rawPage {
 	return out
 }
 
-var (
-	headPrefix = []byte(`{"what":"`)
-	revField   = []byte(`,"revision":`)
-	nextField  = []byte(`,"next":`)
-)
-
-// scanPage reads a reply's revision from its head and its next from its tail
-// (the service writes what, revision first and next last, compactly). A body
-// laid out otherwise is decoded whole to find them.
+// scanPage reads a reply's revision and next, decoding only those two fields,
+// so the next page can be asked before this one is decoded whole.
 func scanPage(data []byte) rawPage {
 	p := rawPage{data: data}
-	if rev, ok := scanRevision(data); ok {
-		if next, has, ok := scanNext(data); ok {
-			p.revision, p.next, p.hasNext = rev, next, has
-			return p
-		}
-	}
 	var head struct {
 		Revision uint64  `json:"revision"`
 		Next     *string `json:"next"`
@@ -110,64 +95,6 @@ func scanPage(data []byte) rawPage {
 		p.next, p.hasNext = *head.Next, true
 	}
 	return p
-}
-
-func scanRevision(data []byte) (uint64, bool) {
-	if !bytes.HasPrefix(data, headPrefix) {
-		return 0, false
-	}
-	rest := data[len(headPrefix):]
-	q := bytes.IndexByte(rest, '"')
-	if q < 0 || q > 16 || !bytes.HasPrefix(rest[q+1:], revField) {
-		return 0, false
-	}
-	digits := rest[q+1+len(revField):]
-	end := 0
-	for end < len(digits) && digits[end] >= '0' && digits[end] <= '9' {
-		end++
-	}
-	if end == 0 || end >= len(digits) || digits[end] != ',' {
-		return 0, false
-	}
-	rev, err := strconv.ParseUint(string(digits[:end]), 10, 64)
-	return rev, err == nil
-}
-
-// scanNext: a body ending `]}` has no next (its last field is outOfShape); one
-// ending `"}` ends with next's string, whose opening quote is the last quote
-// not escaped by an odd run of backslashes.
-func scanNext(data []byte) (string, bool, bool) {
-	n := len(data)
-	if n < 2 || data[n-1] != '}' {
-		return "", false, false
-	}
-	if data[n-2] == ']' {
-		return "", false, true
-	}
-	if data[n-2] != '"' {
-		return "", false, false
-	}
-	for j := n - 3; j >= 0; j-- {
-		if data[j] != '"' {
-			continue
-		}
-		slashes := 0
-		for k := j - 1; k >= 0 && data[k] == '\\'; k-- {
-			slashes++
-		}
-		if slashes%2 == 1 {
-			continue
-		}
-		if j < len(nextField) || !bytes.Equal(data[j-len(nextField):j], nextField) {
-			return "", false, false
-		}
-		var next string
-		if err := json.Unmarshal(data[j:n-1], &next); err != nil {
-			return "", false, false
-		}
-		return next, true, true
-	}
-	return "", false, false
 }
 
 // pages decodes the fetched pages, each in a goroutine of its own (a few at

@@ -2,8 +2,8 @@ package provisioner
 
 import "testing"
 
-// A page's revision and next are read off its head and tail; any body the
-// scan cannot be sure of is decoded whole instead, never misread.
+// A page's revision and next are read whatever the body's layout, never
+// misread from a value that looks like them.
 func TestScanPage(t *testing.T) {
 	cases := []struct {
 		name     string
