@@ -7,15 +7,12 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { readFileSync, readdirSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
 import { startStack, type Stack } from "../helpers/stack.js";
+import { npmInstall, packAndInstall, run } from "../helpers/pack.js";
 
-const run = promisify(execFile);
 // dist/test/integration/ -> the repository
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 const TSC = join(ROOT, "node_modules", "typescript", "bin", "tsc");
@@ -43,16 +40,7 @@ describe("npm pack of the client gives a package that installs on its own and wo
   let files: string[];
 
   before(async () => {
-    work = mkdtempSync(join(tmpdir(), "mesh-provisioner-client-pack-"));
-    const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: join(ROOT, "client"), maxBuffer: 16 << 20 });
-    const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
-    assert.ok(packed, "npm pack reported what it packed");
-    files = packed.files.map((f) => f.path);
-    app = join(work, "app");
-    mkdirSync(app);
-    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", version: "1.0.0", private: true, type: "module" }));
-    // The dependencies come from npm's cache when it has them (CI just ran npm ci).
-    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", join(work, packed.filename)], { cwd: app, maxBuffer: 16 << 20 });
+    ({ work, app, files } = await packAndInstall(join(ROOT, "client"), "mesh-provisioner-client-pack-"));
   });
   after(() => {
     if (work) rmSync(work, { recursive: true, force: true });
@@ -105,7 +93,7 @@ describe("npm pack of the client gives a package that installs on its own and wo
     let stack: Stack;
     before(async () => {
       stack = await startStack();
-      await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", "@nats-io/transport-node"], { cwd: app, maxBuffer: 16 << 20 });
+      await npmInstall(app, "@nats-io/transport-node");
     });
     after(async () => {
       await stack?.stop();

@@ -1,13 +1,9 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { execFile } from "node:child_process";
-import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { rmSync } from "node:fs";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { promisify } from "node:util";
-
-const run = promisify(execFile);
+import { packAndInstall, run } from "../helpers/pack.js";
 // dist/test/integration/ -> the repository
 const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
 
@@ -19,21 +15,10 @@ const ROOT = fileURLToPath(new URL("../../../", import.meta.url));
  */
 describe("npm pack gives a package that installs and works in an empty folder", { timeout: 300_000 }, () => {
   let work: string;
-  let tarball: string;
   let files: string[];
 
   before(async () => {
-    work = mkdtempSync(join(tmpdir(), "mesh-provisioner-pack-"));
-    const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", work], { cwd: ROOT, maxBuffer: 16 << 20 });
-    const [packed] = JSON.parse(stdout) as { filename: string; files: { path: string }[] }[];
-    assert.ok(packed, "npm pack reported what it packed");
-    tarball = join(work, packed.filename);
-    files = packed.files.map((f) => f.path);
-    const app = join(work, "app");
-    await run("mkdir", ["-p", app]);
-    writeFileSync(join(app, "package.json"), JSON.stringify({ name: "app", version: "1.0.0", private: true, type: "module" }));
-    // The dependencies come from npm's cache when it has them (CI just ran npm ci).
-    await run("npm", ["install", "--prefer-offline", "--no-audit", "--no-fund", tarball], { cwd: app, maxBuffer: 16 << 20 });
+    ({ work, files } = await packAndInstall(ROOT, "mesh-provisioner-pack-"));
   });
   after(() => {
     if (work) rmSync(work, { recursive: true, force: true });
