@@ -115,9 +115,9 @@ type watch struct {
 	generation int
 	dirty      bool
 	dropped    int
-	// holder is the seat's hold at the last look (holdOf; "": nobody); known once looked.
-	holder      string
-	holderKnown bool
+	// hold is the seat's hold at the last look (holdOf; "": nobody); known once looked.
+	hold      string
+	holdKnown bool
 	// backoff spaces the tries of a snapshot that keeps failing.
 	backoff    *backoff
 	retryTimer *time.Timer
@@ -236,8 +236,8 @@ func (w *watch) onSeat(ctx context.Context, list []Instance) {
 		return
 	}
 	h := holdOf(list)
-	changed := w.holderKnown && h != w.holder
-	w.holder, w.holderKnown = h, true
+	changed := w.holdKnown && h != w.hold
+	w.hold, w.holdKnown = h, true
 	switch {
 	case changed && h != "":
 		w.take(ctx, "seat")

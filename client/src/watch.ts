@@ -116,7 +116,7 @@ export function watchView<W extends What>(
 
     // Only the seat's holder publishes the feed: a new hold (another holder, the same one taking the seat anew, or none)
     // means events may be missing.
-    let holder: string | null | undefined;
+    let hold: string | null | undefined;
     const seatCheckMs = options.seatCheckMs ?? 5_000;
     const seatTimer =
       seatCheckMs > 0
@@ -125,8 +125,8 @@ export function watchView<W extends What>(
               .then((list) => {
                 if (stopped || list.length === 0) return;
                 const h = holdOf(list);
-                const changed = holder !== undefined && h !== holder;
-                holder = h;
+                const changed = hold !== undefined && h !== hold;
+                hold = h;
                 if (changed && h !== null) void take();
                 else if (changed) {
                   // Nobody publishes now: the view is no longer known to be current, until a holder is back.
