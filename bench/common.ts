@@ -99,6 +99,9 @@ export interface ProcMemory {
   rss: number;
   /** Peak resident set size, bytes. */
   hwm: number;
+  /** Of `rss`: anonymous memory (heaps, malloc) and pages of mapped files (the binary and its libraries), bytes. */
+  anon: number;
+  file: number;
 }
 
 /** VmRSS and VmHWM of a process from /proc/<pid>/status (Linux), or undefined. */
@@ -106,7 +109,7 @@ export function procMemory(pid: number): ProcMemory | undefined {
   try {
     const text = readFileSync(`/proc/${pid}/status`, "utf8");
     const kb = (field: string): number => Number(new RegExp(`^${field}:\\s+(\\d+) kB`, "m").exec(text)?.[1] ?? Number.NaN) * 1024;
-    return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
+    return { rss: kb("VmRSS"), hwm: kb("VmHWM"), anon: kb("RssAnon"), file: kb("RssFile") };
   } catch {
     return undefined;
   }

@@ -53,5 +53,5 @@ export async function startHttpService(natsUrl: string, timeoutMs: number, serve
 
 /** VmRSS and peak VmRSS now (no forced gc), bytes; NaN when /proc cannot be read. */
 export function rssNow(child: Child): { rss: number; hwm: number } {
-  return procMemory(child.pid) ?? { rss: Number.NaN, hwm: Number.NaN };
+  return procMemory(child.pid) ?? { rss: Number.NaN, hwm: Number.NaN, anon: Number.NaN, file: Number.NaN };
 }

@@ -13,6 +13,9 @@ export interface MinuteRow {
   rssMiB: number;
   /** The least VmRSS sampled in the minute, MiB. */
   rssMinMiB: number;
+  /** Of the RSS at the end of the minute: anonymous memory, and mapped files' pages (code), MiB. */
+  rssAnonMiB: number;
+  rssFileMiB: number;
   /** JS heap in use and memory outside it (the service's /metrics), MiB; NaN when not read. */
   heapUsedMiB: number;
   heapTotalMiB: number;
@@ -31,18 +34,32 @@ const fmt = (x: number, digits = 1): string => (Number.isFinite(x) ? x.toFixed(d
 
 export function minuteLine(r: MinuteRow): string {
   return (
-    `min ${r.minute}: RSS ${fmt(r.rssMiB)} MiB (least this minute ${fmt(r.rssMinMiB)}), heap ${fmt(r.heapUsedMiB)} of ${fmt(r.heapTotalMiB)} MiB, ` +
+    `min ${r.minute}: RSS ${fmt(r.rssMiB)} MiB (least this minute ${fmt(r.rssMinMiB)}; anon ${fmt(r.rssAnonMiB)}, files ${fmt(r.rssFileMiB)}), heap ${fmt(r.heapUsedMiB)} of ${fmt(r.heapTotalMiB)} MiB, ` +
     `external ${fmt(r.externalMiB)} MiB; ${r.updates} updates, ${r.asks} asks, ${r.failed} failed; load ${fmt(r.load1, 2)}`
   );
 }
 
-const COLUMNS = ["minute", "RSS MiB", "least RSS MiB", "heap MiB", "heap reserved MiB", "external MiB", "updates", "asks", "failed"] as const;
+const COLUMNS = [
+  "minute",
+  "RSS MiB",
+  "least RSS MiB",
+  "anon MiB",
+  "files MiB",
+  "heap MiB",
+  "heap reserved MiB",
+  "external MiB",
+  "updates",
+  "asks",
+  "failed",
+] as const;
 
 export function minuteTable(rows: readonly MinuteRow[]): string {
   const cells = rows.map((r) => [
     String(r.minute),
     fmt(r.rssMiB),
     fmt(r.rssMinMiB),
+    fmt(r.rssAnonMiB),
+    fmt(r.rssFileMiB),
     fmt(r.heapUsedMiB),
     fmt(r.heapTotalMiB),
     fmt(r.externalMiB),

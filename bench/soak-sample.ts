@@ -1,7 +1,7 @@
 /**
  * What the soak reads of the service's memory, without touching it: VmRSS
  * from /proc (as every bench phase reads it; no forced gc, the soak watches
- * the process as it runs) and, from its own `/metrics`, the JS heap in use
+ * the process as it runs), with its anonymous and file-backed parts, and, from its own `/metrics`, the JS heap in use
  * and reserved, and the memory held outside the heap (ArrayBuffers, where the store keeps
  * its entries). A read that fails gives NaN, never an exception: a sample
  * missed is a gap in the series, not the end of the run.
@@ -17,10 +17,13 @@ export interface RssReading {
   rss: number;
   /** Peak VmRSS of the process so far. */
   hwm: number;
+  /** Of `rss`: anonymous memory (V8's heap, ArrayBuffers, malloc) and mapped files' pages (code: not the process's growth). */
+  anon: number;
+  file: number;
 }
 
 export function readRss(pid: number): RssReading {
-  return procMemory(pid) ?? { rss: Number.NaN, hwm: Number.NaN };
+  return procMemory(pid) ?? { rss: Number.NaN, hwm: Number.NaN, anon: Number.NaN, file: Number.NaN };
 }
 
 export interface HeapReading {

@@ -7,7 +7,8 @@
  *   flags: --minutes M  --keys N  --rate P (puts/s)  --ask-rate A (asks/s)
  *          --value-bytes B  --window-minutes W  --tolerance T (MiB/h)
  *          --server BIN (else NATS_SERVER_BIN, PATH, /usr/sbin)  --out FILE
- *          --serve-args "A B"  (more flags for the service's `serve`)
+ *          --serve-args="A B"  (more flags for the service's `serve`; with `=`
+ *          when they start with a dash)
  *
  * It starts a private nats-server, loads N needs with values of one fixed
  * size, starts the service as the bench does (its own process, so its RSS is
@@ -61,7 +62,7 @@ const USAGE = `usage: npm run soak -- [--minutes M] [--keys N] [--rate P] [--ask
   --tolerance T       a floor rising by at most T MiB/h over the second half levels off (default 2)
   --server BIN        the nats-server binary (else NATS_SERVER_BIN, PATH, /usr/sbin/nats-server)
   --out FILE          the JSON (default bench-results/soak-<stamp>.json)
-  --serve-args "A B"  more flags for the service's serve, split on spaces (e.g. "--heap-growing 0")`;
+  --serve-args="A B"  more flags for the service's serve, split on spaces (with "=": e.g. --serve-args="--checkpoint-every 15s")`;
 
 interface Flags {
   minutes: number;
@@ -185,12 +186,14 @@ async function main(f: Flags, st: State): Promise<void> {
 
   let minuteLeast = Number.POSITIVE_INFINITY;
   /** A row for the samples since the last one: at each minute's end, and for the part-minute of a run ended early. */
-  const closeRow = async (atMs: number, rss: number): Promise<void> => {
+  const closeRow = async (atMs: number, rss: number, parts: { anon: number; file: number }): Promise<void> => {
     const heap = await readHeap(svc.url);
     const row: MinuteRow = {
       minute: round(atMs / 60_000, 1),
       rssMiB: toMiB(rss),
       rssMinMiB: toMiB(minuteLeast === Number.POSITIVE_INFINITY ? Number.NaN : minuteLeast),
+      rssAnonMiB: toMiB(parts.anon),
+      rssFileMiB: toMiB(parts.file),
       heapUsedMiB: toMiB(heap.heapUsed),
       heapTotalMiB: toMiB(heap.heapTotal),
       externalMiB: toMiB(heap.external),
@@ -214,18 +217,18 @@ async function main(f: Flags, st: State): Promise<void> {
       break;
     }
     const atMs = Math.round(performance.now() - t0);
-    const { rss } = readRss(svc.child.pid);
+    const { rss, anon, file } = readRss(svc.child.pid);
     samples.push({ atMs, rssBytes: rss });
     sinceRow++;
     if (Number.isFinite(rss)) minuteLeast = Math.min(minuteLeast, rss);
     if (k % SAMPLES_PER_MINUTE === 0 || k === total) {
-      await closeRow(atMs, rss);
+      await closeRow(atMs, rss, { anon, file });
       sinceRow = 0;
     }
   }
   if (st.endEarly) log("ended early (Ctrl-C): reporting what was sampled");
   const lastSample = samples[samples.length - 1];
-  if (sinceRow > 0 && lastSample && !died) await closeRow(lastSample.atMs, lastSample.rssBytes);
+  if (sinceRow > 0 && lastSample && !died) await closeRow(lastSample.atMs, lastSample.rssBytes, readRss(svc.child.pid));
 
   const asks = await asker.stop();
   const writes = await writer.stop();
