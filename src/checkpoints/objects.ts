@@ -9,7 +9,7 @@
  * optimisation: when it cannot be made or reached, the service runs without
  * checkpoints (every start reads the buckets whole) and says so.
  */
-import { Objm, StorageType, type ObjectResult, type ObjectStore } from "@nats-io/obj";
+import { Objm, setSha256Backend, StorageType, type ObjectResult, type ObjectStore } from "@nats-io/obj";
 import type { JetStreamClient } from "@nats-io/jetstream";
 import { CHECKPOINT_BUCKET } from "mesh-provisioner-client/keys";
 import type { Logger } from "../log.js";
@@ -62,6 +62,9 @@ async function readWhole(got: ObjectResult, idleMs: number): Promise<Uint8Array>
 
 /** Open (or create) the checkpoints' bucket; undefined, with a warning a person can act on, when it cannot be. */
 export async function openCheckpointObjects(js: JetStreamClient, opts: ObjectsOptions, log: Logger): Promise<CheckpointObjects | undefined> {
+  // The object store digests every object it puts and gets; its default SHA-256 is written in JavaScript for
+  // browsers, and a start reads its checkpoints whole: on Node, the runtime's own (the client's documented choice).
+  setSha256Backend("native");
   let os: ObjectStore;
   try {
     os = await new Objm(js).create(CHECKPOINT_BUCKET, {
