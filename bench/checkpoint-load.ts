@@ -41,7 +41,7 @@ for (let r = 0; r < runs; r++) {
     const c = encoder.next(SLICE_ENTRIES);
     longest = Math.max(longest, ms(s));
     if (c === null) break;
-    chunks.push(c);
+    chunks.push(Buffer.from(c));
   }
   const encodeMs = ms(t0);
   const bytes = Buffer.concat(chunks);

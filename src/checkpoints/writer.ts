@@ -11,14 +11,21 @@
  *
  * A checkpoint is encoded a slice of entries at a time, each slice in one
  * turn of the event loop, as the object store asks for bytes: the verb and
- * the feed go on between slices. It is stored gzipped. The holder checks it still holds the seat
- * before each slice; a write it loses the seat during is abandoned (the
- * previous checkpoint stays whole).
+ * the feed go on between slices. It is stored gzipped, a gzip member per
+ * slice. The holder checks it still holds the seat before each slice; a
+ * write it loses the seat during is abandoned (the previous checkpoint stays
+ * whole).
+ *
+ * A write makes no short-lived buffer of a slice's size or more (the slice
+ * is the encoder's own buffer, used again; the object's chunks are small):
+ * the holder writes one every few minutes for as long as it runs, and
+ * glibc's malloc leaves such buffers, once it stops mapping them apart,
+ * scattered through the heap it never gives back (docs/benchmarks.md, the
+ * soak).
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { Readable } from "node:stream";
-import { pipeline } from "node:stream/promises";
-import { createGzip } from "node:zlib";
+import { gzipSync } from "node:zlib";
 import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 import type { StreamInfo } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
@@ -141,24 +148,21 @@ export class CheckpointWriter {
     const identity = streamIdentity(await deps.streamInfo(name));
     const t0 = deps.now();
     const encoder = deps.encode(p.store, { stream: { ...identity }, writtenAt: now });
-    // Slices are encoded as the object store asks for bytes, one turn of the event loop each; gzip (in libuv's
-    // thread pool) makes what crosses the bus and is stored a fraction of the store's size.
-    async function* slices(): AsyncGenerator<Uint8Array> {
+    // Slices are encoded as the object store asks for bytes, one turn of the event loop each. Each is gzipped at
+    // once, as a gzip member of its own (a gzip file is a series of members, RFC 1952), while it is still the
+    // encoder's buffer: no buffer the size of a slice is made per slice, only its gzipped bytes, a fraction of it.
+    async function* gzippedSlices(): AsyncGenerator<Uint8Array> {
       for (;;) {
         await nextTurn();
         if (!deps.isHolder()) throw new ProvisionerError("INTERNAL", "the seat was lost during the write: the checkpoint is abandoned");
-        const chunk = encoder.next(SLICE_ENTRIES);
-        if (chunk === null) return;
-        yield chunk;
+        const slice = encoder.next(SLICE_ENTRIES);
+        if (slice === null) return;
+        yield gzipSync(slice, { level: GZIP_LEVEL });
       }
     }
-    // `pipeline`, not `pipe`: a slice that throws (the seat lost) must fail the gzip stream, and with it the
-    // object's write, rather than be an 'error' event nobody listens to, which would end the process.
-    const gzipped = createGzip({ level: GZIP_LEVEL });
-    const piped = pipeline(Readable.from(slices()), gzipped);
-    piped.catch(() => undefined);
-    const bytes = await deps.objects.write(name, describeCheckpoint(encoder.revision, now), Readable.toWeb(gzipped) as ReadableStream<Uint8Array>);
-    await piped;
+    // A slice that throws (the seat lost) errors the stream, and with it the object's write.
+    const chunks = Readable.toWeb(Readable.from(gzippedSlices())) as ReadableStream<Uint8Array>;
+    const bytes = await deps.objects.write(name, describeCheckpoint(encoder.revision, now), chunks);
     const ms = deps.now() - t0;
     this.last.set(name, { revision: encoder.revision, at: now });
     deps.tally.wrote(name, encoder.revision, bytes, ms, new Date(now));

@@ -47,7 +47,11 @@ export interface Seed extends CheckpointMeta {
 export interface Encoder {
   /** The store's revision when encoding began: the checkpoint's revision. */
   readonly revision: number;
-  /** The next slice of at most `maxEntries` entries (then the rest), or null once all is out. */
+  /**
+   * The next slice of at most `maxEntries` entries (then the rest), or null
+   * once all is out. The slice is a view of the encoder's own buffer, valid
+   * until the next call, which writes over it: a caller keeping it copies it.
+   */
   next(maxEntries: number): Uint8Array | null;
 }
 
@@ -115,8 +119,9 @@ class Out {
     this.at += src.copy(this.buf, this.at, start, end);
   }
 
+  /** What was appended since the last call, as a view of the buffer: the next append writes over it. */
   take(): Buffer {
-    const out = Buffer.from(this.buf.subarray(0, this.at));
+    const out = this.buf.subarray(0, this.at);
     this.at = 0;
     return out;
   }
