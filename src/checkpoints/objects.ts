@@ -38,9 +38,6 @@ export interface ObjectsOptions {
  */
 export const READ_IDLE_MS = 5_000;
 
-/** The object's chunk size: below the 128 KiB from which glibc's malloc maps a buffer apart (see writer.ts). */
-export const CHUNK_BYTES = 64 * 1024;
-
 /** Every chunk of an object, checked against its digest by the client; rejects when the chunks stop coming. */
 async function readWhole(got: ObjectResult, idleMs: number): Promise<Uint8Array> {
   const reader = got.data.getReader();
@@ -90,7 +87,7 @@ export async function openCheckpointObjects(js: JetStreamClient, opts: ObjectsOp
       return readWhole(got, opts.idleMs ?? READ_IDLE_MS);
     },
     async write(name, description, chunks) {
-      const info = await os.put({ name, description, options: { max_chunk_size: CHUNK_BYTES } }, chunks);
+      const info = await os.put({ name, description }, chunks);
       return info.size;
     },
     async describe(name) {

@@ -15,13 +15,7 @@
  * slice. The holder checks it still holds the seat before each slice; a
  * write it loses the seat during is abandoned (the previous checkpoint stays
  * whole).
- *
- * A write makes no short-lived buffer of a slice's size or more (the slice
- * is the encoder's own buffer, used again; the object's chunks are small):
- * the holder writes one every few minutes for as long as it runs, and
- * glibc's malloc leaves such buffers, once it stops mapping them apart,
- * scattered through the heap it never gives back (docs/benchmarks.md, the
- * soak).
+
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { Readable } from "node:stream";
