@@ -16,6 +16,8 @@ export interface MinuteRow {
   /** Of the RSS at the end of the minute: anonymous memory, and mapped files' pages (code), MiB. */
   rssAnonMiB: number;
   rssFileMiB: number;
+  /** The `[heap]` mapping's resident part: malloc's main arena (see readMallocHeap), MiB. */
+  mallocHeapMiB: number;
   /** JS heap in use and memory outside it (the service's /metrics), MiB; NaN when not read. */
   heapUsedMiB: number;
   heapTotalMiB: number;
@@ -34,7 +36,7 @@ const fmt = (x: number, digits = 1): string => (Number.isFinite(x) ? x.toFixed(d
 
 export function minuteLine(r: MinuteRow): string {
   return (
-    `min ${r.minute}: RSS ${fmt(r.rssMiB)} MiB (least this minute ${fmt(r.rssMinMiB)}; anon ${fmt(r.rssAnonMiB)}, files ${fmt(r.rssFileMiB)}), heap ${fmt(r.heapUsedMiB)} of ${fmt(r.heapTotalMiB)} MiB, ` +
+    `min ${r.minute}: RSS ${fmt(r.rssMiB)} MiB (least this minute ${fmt(r.rssMinMiB)}; anon ${fmt(r.rssAnonMiB)}, files ${fmt(r.rssFileMiB)}, malloc's heap ${fmt(r.mallocHeapMiB)}), heap ${fmt(r.heapUsedMiB)} of ${fmt(r.heapTotalMiB)} MiB, ` +
     `external ${fmt(r.externalMiB)} MiB; ${r.updates} updates, ${r.asks} asks, ${r.failed} failed; load ${fmt(r.load1, 2)}`
   );
 }
@@ -60,6 +62,7 @@ export function minuteTable(rows: readonly MinuteRow[]): string {
     fmt(r.rssMinMiB),
     fmt(r.rssAnonMiB),
     fmt(r.rssFileMiB),
+    fmt(r.mallocHeapMiB),
     fmt(r.heapUsedMiB),
     fmt(r.heapTotalMiB),
     fmt(r.externalMiB),

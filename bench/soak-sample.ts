@@ -6,6 +6,7 @@
  * its entries). A read that fails gives NaN, never an exception: a sample
  * missed is a gap in the series, not the end of the run.
  */
+import { readFileSync } from "node:fs";
 import { procMemory } from "./common.js";
 
 const METRICS_TIMEOUT_MS = 5000;
@@ -24,6 +25,25 @@ export interface RssReading {
 
 export function readRss(pid: number): RssReading {
   return procMemory(pid) ?? { rss: Number.NaN, hwm: Number.NaN, anon: Number.NaN, file: Number.NaN };
+}
+
+/**
+ * The resident bytes of the process's `[heap]` mapping (/proc/<pid>/smaps):
+ * glibc malloc's main arena, where Node's and zlib's native allocations of
+ * the main thread live. It only grows by what malloc cannot hand back, so its
+ * rise tells native memory kept apart from V8's heap and the ArrayBuffers.
+ * NaN when it cannot be read.
+ */
+export function readMallocHeap(pid: number): number {
+  try {
+    const text = readFileSync(`/proc/${pid}/smaps`, "utf8");
+    const at = text.indexOf(" [heap]\n");
+    if (at < 0) return Number.NaN;
+    const m = /^Rss:\s+(\d+) kB/m.exec(text.slice(at));
+    return m ? Number(m[1]) * 1024 : Number.NaN;
+  } catch {
+    return Number.NaN;
+  }
 }
 
 export interface HeapReading {

@@ -38,7 +38,7 @@ import { ensureServiceBuckets, loadNeeds, openNeeds } from "./load.js";
 import { machine, writeJson } from "./report.js";
 import { startSoakAsker, type SoakAsker } from "./soak-asker.js";
 import { minuteLine, minuteTable, toMiB, verdictLines, type MinuteRow } from "./soak-report.js";
-import { readHeap, readRss } from "./soak-sample.js";
+import { readHeap, readMallocHeap, readRss } from "./soak-sample.js";
 import { fixedSizeValue, MIN_VALUE_BYTES } from "./soak-values.js";
 import { floorVerdict, heldSamples, type RssSample } from "./soak-verdict.js";
 
@@ -194,6 +194,7 @@ async function main(f: Flags, st: State): Promise<void> {
       rssMinMiB: toMiB(minuteLeast === Number.POSITIVE_INFINITY ? Number.NaN : minuteLeast),
       rssAnonMiB: toMiB(parts.anon),
       rssFileMiB: toMiB(parts.file),
+      mallocHeapMiB: toMiB(readMallocHeap(svc.child.pid)),
       heapUsedMiB: toMiB(heap.heapUsed),
       heapTotalMiB: toMiB(heap.heapTotal),
       externalMiB: toMiB(heap.external),
