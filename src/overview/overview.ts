@@ -63,6 +63,10 @@ export interface NodeQuery {
   readonly match?: string;
   /** Keep only nodes with problems. */
   readonly problems?: boolean;
+  /** Keep only nodes with a need of this kind (their rows then carry `ofKind`). */
+  readonly kind?: string;
+  /** Keep only nodes with a need no domain answers. */
+  readonly unanswered?: boolean;
   readonly offset?: number;
   readonly limit?: number;
 }
@@ -73,7 +77,19 @@ export interface NodePage {
   /** Nodes the query keeps. */
   readonly matched: number;
   readonly offset: number;
-  readonly rows: readonly NodeRow[];
+  readonly rows: readonly (NodeRow & { readonly ofKind?: number })[];
+}
+
+/** Needs of one kind across the mesh. */
+export interface KindCount {
+  readonly kind: string;
+  readonly needs: number;
+}
+
+/** Items of one collection across the mesh. */
+export interface CollectionCount {
+  readonly collection: string;
+  readonly items: number;
 }
 
 export const MAX_NODE_PAGE = 500;
@@ -90,6 +106,8 @@ export class MeshOverview {
   /** One string per module or kind name, shared by every node that has it (10,000 nodes name the same few modules). */
   private readonly names = new Map<string, string>();
   private readonly kindTotals = new Map<string, number>();
+  /** Collect items per collection name: as many names as the collect store's own collection index holds. */
+  private readonly collectionTotals = new Map<string, number>();
   private readonly oosTotals: Record<NodeBucket, number> = { needs: 0, applied: 0, collect: 0 };
   private readonly oosWithoutNodeBy = [0, 0, 0];
   private sorted: string[] | undefined;
@@ -141,6 +159,7 @@ export class MeshOverview {
       this.dropIfEmpty(name, n);
     }
     if (what === "needs") this.kindTotals.clear();
+    if (what === "collect") this.collectionTotals.clear();
     this.oosTotals[what] = 0;
     this.oosWithoutNodeBy[BUCKET_IDS[what]] = 0;
     this.version++;
@@ -207,18 +226,46 @@ export class MeshOverview {
     const match = q.match?.toLowerCase();
     const offset = Math.max(0, Math.floor(q.offset ?? 0));
     const limit = Math.min(MAX_NODE_PAGE, Math.max(1, Math.floor(q.limit ?? 50)));
-    const rows: NodeRow[] = [];
+    const kind = q.kind;
+    // A filter on a count reads each named node's row; without one, only the rows shown are built.
+    const byRow = q.problems === true || q.unanswered === true;
+    const rows: (NodeRow & { ofKind?: number })[] = [];
     let matched = 0;
     for (const name of names) {
       if (match !== undefined && match !== "" && !name.toLowerCase().includes(match)) continue;
-      if (q.problems === true || (matched >= offset && rows.length < limit)) {
+      const ofKind = kind === undefined ? 0 : (this.nodes.get(name) as NodeCounts).needsByKind.get(kind);
+      if (kind !== undefined && ofKind === 0) continue;
+      if (byRow || (matched >= offset && rows.length < limit)) {
         const row = this.row(name) as NodeRow;
         if (q.problems === true && !row.problems) continue;
-        if (matched >= offset && rows.length < limit) rows.push(row);
+        if (q.unanswered === true && row.unanswered === 0) continue;
+        if (matched >= offset && rows.length < limit) rows.push(kind === undefined ? row : { ...row, ofKind });
       }
       matched++;
     }
     return { total: this.nodes.size, matched, offset, rows };
+  }
+
+  /** Needs per kind across the mesh, by kind name (as many kinds as the needs name). */
+  kinds(): KindCount[] {
+    return [...this.kindTotals].map(([kind, needs]) => ({ kind, needs })).sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
+  }
+
+  /** Needs of one kind across the mesh. */
+  needsOfKind(kind: string): number {
+    return this.kindTotals.get(kind) ?? 0;
+  }
+
+  /** Items per collection across the mesh, by collection name. */
+  collections(): CollectionCount[] {
+    return [...this.collectionTotals]
+      .map(([collection, items]) => ({ collection, items }))
+      .sort((a, b) => (a.collection < b.collection ? -1 : a.collection > b.collection ? 1 : 0));
+  }
+
+  /** Items of one collection across the mesh. */
+  itemsOf(collection: string): number {
+    return this.collectionTotals.get(collection) ?? 0;
   }
 
   private counts(n: NodeCounts): { modules: number; needs: number; unanswered: number; notApplied: number; applied: number; problems: boolean } {
@@ -261,7 +308,10 @@ export class MeshOverview {
       } else if (what === "applied") {
         // One applied key per module (<node>.<module>): a count of 1 while it is there, as a set.
         n.appliedModules.add(module, (delta > 0 ? 1 : 0) - n.appliedModules.get(module));
-      } else n.collect += delta;
+      } else {
+        n.collect += delta;
+        bump(this.collectionTotals, this.intern(fields["collection"] as string), delta);
+      }
     }
     this.touched(name, n, what, revision);
   }
