@@ -130,12 +130,17 @@ export function kindJson(p: ProvisionerReader, kind: string, q: ListQuery): stri
   return JSON.stringify({ ...kindRow(p, kind, p.overview.needsOfKind(kind)), nodes: { ...nodes, limit: q.limit } });
 }
 
-/** The needs no domain answers: their kinds (with counts), and a page of the nodes that have some. */
+/** Unanswered kinds listed on one page at most; a mesh naming more says how many (`kindsTotal`). */
+export const MAX_UNANSWERED_KINDS = 200;
+
+/** The needs no domain answers: their kinds (with counts, the most needs first), and a page of the nodes that have some. */
 export function unansweredJson(p: ProvisionerReader, q: ListQuery): string {
   const registry = p.projections.registry.store;
   const kinds = p.overview.kinds().filter((k) => !isAnswered(registry, k.kind));
+  const needs = kinds.reduce((a, k) => a + k.needs, 0);
+  const shown = kinds.sort((a, b) => b.needs - a.needs || (a.kind < b.kind ? -1 : 1)).slice(0, MAX_UNANSWERED_KINDS);
   const nodes = p.overview.page({ unanswered: true, match: q.match, offset: q.offset, limit: q.limit });
-  return JSON.stringify({ kinds, needs: kinds.reduce((a, k) => a + k.needs, 0), nodes: { ...nodes, limit: q.limit } });
+  return JSON.stringify({ kinds: shown, kindsTotal: kinds.length, needs, nodes: { ...nodes, limit: q.limit } });
 }
 
 export interface OutOfShapeRow {

@@ -120,6 +120,7 @@ describe("the dashboard's mesh-wide lists: registry, kinds, unanswered needs, ke
   test("the needs no domain answers: their kinds, and the nodes that have some", async () => {
     const u = await json(`${base}/api/unanswered`);
     assert.deepEqual(u.kinds, [{ kind: "tracing", needs: 3 }]);
+    assert.equal(u.kindsTotal, 1);
     assert.equal(u.needs, 3);
     assert.deepEqual(
       u.nodes.rows.map((n: any) => [n.node, n.unanswered]),
