@@ -34,9 +34,13 @@ const ago = (last) => !last ? "" : last.what + " @" + last.revision + (last.at ?
 const value = (v) => "<code>" + esc(typeof v === "string" ? v : JSON.stringify(v)) + "</code>";
 
 class Unauthorized extends Error {}
+// The projections' revisions the reads of one refresh were answered at: "mixed" when they differ.
+let readRevisions = null;
 async function get(path) {
   const res = await fetch(path, { headers: token ? { authorization: "Bearer " + token } : {} });
   if (res.status === 401) throw new Unauthorized();
+  const revs = res.headers.get("x-mesh-revisions");
+  readRevisions = readRevisions === null || readRevisions === revs ? revs : "mixed";
   const body = await res.json();
   if (!res.ok) throw new Error((body.error && body.error.message) || res.statusText);
   return body;

@@ -64,10 +64,19 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
   const instances = reusing(() => askInstances(p.nc));
   const allowed = tokenCheck(opts.token);
 
-  const send = (res: ServerResponse, status: number, type: string, body: string): void => {
-    res.writeHead(status, { "content-type": type, "cache-control": "no-store" });
+  const send = (res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void => {
+    res.writeHead(status, { "content-type": type, "cache-control": "no-store", ...headers });
     res.end(body);
   };
+  /**
+   * The dashboard's data, with the projections' revisions it was read at
+   * (registry, needs, applied, collect). The body is built in the same turn,
+   * so equal revisions on two answers mean nothing was applied between them:
+   * the page compares them with the stream's first overview to know whether
+   * what it read before the stream opened is still current.
+   */
+  const sendData = (res: ServerResponse, body: string): void =>
+    send(res, 200, "application/json", body, { "x-mesh-revisions": WHATS.map((w) => p.projections[w].revision).join(",") });
   const sendError = (res: ServerResponse, err: HttpFailure): void =>
     send(
       res,
@@ -104,27 +113,27 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
       }
       switch (path) {
         case "/api/overview":
-          return send(res, 200, "application/json", overviewJson(p));
+          return sendData(res, overviewJson(p));
         case "/api/nodes":
-          return send(res, 200, "application/json", nodesJson(p, nodeQuery(url.searchParams)));
+          return sendData(res, nodesJson(p, nodeQuery(url.searchParams)));
         case "/api/node":
-          return send(res, 200, "application/json", nodeJson(p, nodeParam(url.searchParams)));
+          return sendData(res, nodeJson(p, nodeParam(url.searchParams)));
         case "/api/registry":
-          return send(res, 200, "application/json", registryJson(p, listQuery(url.searchParams)));
+          return sendData(res, registryJson(p, listQuery(url.searchParams)));
         case "/api/kind":
-          return send(res, 200, "application/json", kindJson(p, tokenParam(url.searchParams, "kind"), listQuery(url.searchParams)));
+          return sendData(res, kindJson(p, tokenParam(url.searchParams, "kind"), listQuery(url.searchParams)));
         case "/api/unanswered":
-          return send(res, 200, "application/json", unansweredJson(p, listQuery(url.searchParams)));
+          return sendData(res, unansweredJson(p, listQuery(url.searchParams)));
         case "/api/out-of-shape":
-          return send(res, 200, "application/json", outOfShapeJson(p, whatParam(url.searchParams), listQuery(url.searchParams)));
+          return sendData(res, outOfShapeJson(p, whatParam(url.searchParams), listQuery(url.searchParams)));
         case "/api/collections":
-          return send(res, 200, "application/json", collectionsJson(p, listQuery(url.searchParams)));
+          return sendData(res, collectionsJson(p, listQuery(url.searchParams)));
         case "/api/collection":
-          return send(res, 200, "application/json", collectionJson(p, collectionParam(url.searchParams), listQuery(url.searchParams)));
+          return sendData(res, collectionJson(p, collectionParam(url.searchParams), listQuery(url.searchParams)));
         case "/api/instances":
-          return send(res, 200, "application/json", JSON.stringify(instancesJson(await instances(), p.seat.instance)));
+          return sendData(res, JSON.stringify(instancesJson(await instances(), p.seat.instance)));
         case "/api/rate":
-          return send(res, 200, "application/json", rate.json());
+          return sendData(res, rate.json());
         case "/events": {
           const node = url.searchParams.has("node") ? nodeParam(url.searchParams) : undefined;
           return events.open(req, res, node);

@@ -9,12 +9,12 @@ import { Fleet, type ServiceProcess } from "../helpers/processes.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { BUCKETS, encodeName, WHATS, type What } from "mesh-provisioner-client/keys";
 
-function get(url: string, timeoutMs = 5000): Promise<{ status: number; body: string }> {
+function get(url: string, timeoutMs = 5000): Promise<{ status: number; body: string; revisions?: string }> {
   return new Promise((resolve, reject) => {
     const req = request(url, { agent: false, timeout: timeoutMs }, (res) => {
       let body = "";
       res.setEncoding("utf8").on("data", (c: string) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
+      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, revisions: res.headers["x-mesh-revisions"] as string | undefined }));
       res.on("error", reject);
     });
     req.once("timeout", () => req.destroy(new Error(`GET ${url}: no answer within ${timeoutMs} ms`)));
@@ -216,6 +216,12 @@ describe("the dashboard's mesh-wide lists: registry, kinds, unanswered needs, ke
     const after = await json(`${base}/api/rate`);
     assert.ok(sum(after, "needs") >= 27, "the needs put since the service synced are counted");
     assert.ok(sum(after, "registry") <= 13, "the registry counts only the writes after its first sync (the seat holder's own, at most)");
+  });
+
+  test("every answer says the revisions it was read at, as the overview's buckets report them", async () => {
+    const r = await get(`${base}/api/collections`);
+    const o = await json(`${base}/api/overview`);
+    assert.equal(r.revisions, WHATS.map((w) => o.buckets[w].revision).join(","));
   });
 
   test("a parameter out of range or missing is a 400 E_BAD_REQUEST that says which", async () => {
