@@ -20,29 +20,41 @@ for (const a of document.querySelectorAll("#nav a")) if (a.dataset.page === PAGE
 let reading = null, again = false;
 // The revisions what is on screen was read at, and those of the stream's first overview since it (re)connected.
 let shownRevisions = null, streamRevisions = null;
-function setLive() { conn.textContent = "live"; conn.className = "pill live"; }
-function refresh() {
-  if (reading) { again = true; return reading; }
-  readRevisions = null;
-  // A read that starts once the stream's first overview came sees everything the stream has not sent.
+// The read started when the stream's first overview came while another was in flight: it makes the page live.
+let streamRead = null;
+function setLive() { if (stream && stream.open) { conn.textContent = "live"; conn.className = "pill live"; } }
+
+// One read of what is shown. Live once the stream has started and what is shown is as new as where it started:
+// read after its first overview, or read at the same revisions.
+function read() {
+  const gen = ++readGen;
   const afterStream = streamRevisions !== null;
-  reading = show().then(() => {
-    shownRevisions = readRevisions === "mixed" ? null : readRevisions;
-    // Live only once the stream is open and what is shown is at least as new as where it started.
-    if (es && es.readyState === EventSource.OPEN && streamRevisions !== null) {
-      if (afterStream || shownRevisions === streamRevisions) setLive(); else again = true;
-    }
+  return show().then(() => {
+    shownGen = Math.max(shownGen, gen);
+    const revs = readRevisions.get(gen);
+    for (const g of readRevisions.keys()) if (g <= gen) readRevisions.delete(g);
+    shownRevisions = revs === undefined || revs === "mixed" ? null : revs;
+    if (streamRevisions === null) return;
+    if (afterStream || shownRevisions === streamRevisions) setLive();
+    else if (!streamRead) again = true;
   }, (err) => {
+    if (err instanceof Superseded) return;
     if (err instanceof Unauthorized) return askToken();
     conn.textContent = "error: " + err.message; conn.className = "pill dead";
-  }).finally(() => { reading = null; if (again) { again = false; refresh(); } });
+  });
+}
+
+function refresh() {
+  if (reading) { again = true; return reading; }
+  reading = read().finally(() => { reading = null; if (again) { again = false; refresh(); } });
   return reading;
 }
 
-// The stream's first overview after it (re)connected: what was read before is current if it was read at the same revisions.
+// The stream's first overview after it (re)connected. What was read before is current if read at the same
+// revisions; a read still in flight is not waited for: a new one starts beside it (the newer one is drawn).
 function streamStarted(o) {
   streamRevisions = ["registry", "needs", "applied", "collect"].map((w) => o.buckets[w].revision).join(",");
-  if (reading) return; // its end compares
+  if (reading) { streamRead = read().finally(() => { streamRead = null; }); return; }
   if (shownRevisions === streamRevisions) setLive(); else refresh();
 }
 
@@ -52,30 +64,31 @@ const soon = (ms) => { if (!changeTimer) changeTimer = setTimeout(() => { change
 const POLL_MS = { instances: 2000, overview: 10000 };
 if (POLL_MS[PAGE_NAME]) setInterval(() => { if (!document.hidden) soon(0); }, POLL_MS[PAGE_NAME]);
 
-let es = null;
+let stream = null;
 function connect() {
-  if (es) es.close();
-  const q = new URLSearchParams();
-  if (NODE) q.set("node", NODE);
-  if (token) q.set("access_token", token);
-  es = new EventSource("events?" + q.toString());
+  if (stream) stream.close();
   // Read at once, while the stream opens; its first overview says whether that read missed anything.
   streamRevisions = null;
-  refresh();
-  // Every (re)connection starts over: changes made while the stream was away were never sent.
-  es.onopen = () => { streamRevisions = null; };
-  es.onerror = () => { conn.textContent = "reconnecting…"; conn.className = "pill dead"; if (es.readyState === EventSource.CLOSED) get("api/overview").catch((e) => { if (e instanceof Unauthorized) askToken(); }); };
-  es.addEventListener("overview", (m) => {
-    overview = JSON.parse(m.data);
-    header(overview);
-    const totals = document.getElementById("totals");
-    if (totals) totals.outerHTML = cards(overview);
-    if (streamRevisions === null) { streamStarted(overview); return; }
-    // A count moved: read the list on screen again (the stream sends this at most twice a second).
-    if (!NODE) soon(50);
+  stream = openStream("events" + (NODE ? "?node=" + encodeURIComponent(NODE) : ""), {
+    // Every (re)connection starts over: changes made while the stream was away were never sent.
+    open: () => { streamRevisions = null; },
+    lost: (unauthorized) => {
+      conn.textContent = "reconnecting…"; conn.className = "pill dead";
+      if (unauthorized) askToken();
+    },
+    event: (name, data) => {
+      if (name === "change" || name === "resync") return soon(50);
+      if (name !== "overview") return;
+      overview = JSON.parse(data);
+      header(overview);
+      const totals = document.getElementById("totals");
+      if (totals) totals.outerHTML = cards(overview);
+      if (streamRevisions === null) return streamStarted(overview);
+      // A count moved: read the list on screen again (the stream sends this at most twice a second).
+      if (!NODE) soon(50);
+    },
   });
-  es.addEventListener("change", () => soon(50));
-  es.addEventListener("resync", () => soon(50));
+  refresh();
 }
 connect();
 `;

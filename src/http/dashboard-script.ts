@@ -34,14 +34,22 @@ const ago = (last) => !last ? "" : last.what + " @" + last.revision + (last.at ?
 const value = (v) => "<code>" + esc(typeof v === "string" ? v : JSON.stringify(v)) + "</code>";
 
 class Unauthorized extends Error {}
-// The projections' revisions the reads of one refresh were answered at: "mixed" when they differ.
-let readRevisions = null;
+// A read whose answer came after a newer read was shown: dropped, never drawn over newer data.
+class Superseded extends Error {}
+// Reads are numbered as they start; readGen is the one starting now, shownGen the newest shown.
+let readGen = 0, shownGen = 0;
+// The projections' revisions each read's answers came at ("mixed" when they differ), by read.
+const readRevisions = new Map();
 async function get(path) {
+  const gen = readGen;
   const res = await fetch(path, { headers: token ? { authorization: "Bearer " + token } : {} });
   if (res.status === 401) throw new Unauthorized();
+  if (gen < shownGen) throw new Superseded();
   const revs = res.headers.get("x-mesh-revisions");
-  readRevisions = readRevisions === null || readRevisions === revs ? revs : "mixed";
+  const had = readRevisions.get(gen);
+  readRevisions.set(gen, had === undefined || had === revs ? revs : "mixed");
   const body = await res.json();
+  if (gen < shownGen) throw new Superseded();
   if (!res.ok) throw new Error((body.error && body.error.message) || res.statusText);
   return body;
 }

@@ -16,6 +16,7 @@ import { DASHBOARD_NODE } from "./dashboard-node.js";
 import { DASHBOARD_LISTS } from "./dashboard-lists.js";
 import { DASHBOARD_INSTANCES } from "./dashboard-instances.js";
 import { DASHBOARD_MAIN } from "./dashboard-main.js";
+import { DASHBOARD_STREAM } from "./dashboard-stream.js";
 
 const PAGES: readonly (readonly [string, string])[] = [
   ["overview", "Overview"],
@@ -65,7 +66,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 <form id="login"><p>This dashboard needs its token (<code>--http-token</code>).</p><input id="token" type="password" size="40" autocomplete="off"> <button>Open</button></form>
 <main id="view"></main>
 <script>
-${[DASHBOARD_SCRIPT, DASHBOARD_OVERVIEW, DASHBOARD_CHART, DASHBOARD_NODE, DASHBOARD_LISTS, DASHBOARD_INSTANCES, DASHBOARD_MAIN].join("\n")}
+${[DASHBOARD_SCRIPT, DASHBOARD_OVERVIEW, DASHBOARD_CHART, DASHBOARD_NODE, DASHBOARD_LISTS, DASHBOARD_INSTANCES, DASHBOARD_STREAM, DASHBOARD_MAIN].join("\n")}
 </script>
 </body>
 </html>
