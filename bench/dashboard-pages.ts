@@ -11,7 +11,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { BUCKETS, encodeName } from "mesh-provisioner-client/keys";
 import { sleep } from "./common.js";
 import { newBenchPage, openLive } from "./dashboard-browser.js";
-import { sampleHeap, type LiveSamples, type PhaseContext, type PutShown } from "./dashboard-phases.js";
+import { apiTimes, sampleHeap, type LiveSamples, type PhaseContext, type PutShown } from "./dashboard-phases.js";
 
 /** The collection every node contributes to (its name is =hex escaped in the keys). */
 export const BENCH_COLLECTION = "shell:zsh:normal";
@@ -79,7 +79,7 @@ export async function listPagesLive(ctx: PhaseContext, o: { runs: number; phase:
         s.inPageMs.push(live.inPageMs);
         s.timelines.push(live.timeline);
         ctx.log(
-          `${o.phase}, ${spec.name} ${r + 1}/${o.runs}: live in ${live.ms.toFixed(0)} ms (in page ${live.inPageMs.toFixed(0)} ms), ${live.seen.rows} rows`,
+          `${o.phase}, ${spec.name} ${r + 1}/${o.runs}: live in ${live.ms.toFixed(0)} ms (in page ${live.inPageMs.toFixed(0)} ms: html ${live.timeline.html}, ${apiTimes(live.timeline)}), ${live.seen.rows} rows`,
         );
         await sampleHeap(ctx, p, "list", o.phase);
       } finally {

@@ -72,7 +72,7 @@ export async function sampleHeap(ctx: PhaseContext, p: BenchPage, page: PageKind
 }
 
 /** "api/nodes 312–498" for the log: when the page's reads ran, in its own time. */
-const apiTimes = (t: Live<unknown>["timeline"]): string => t.api.map((a) => `${a.path.replace(/^\//, "")} ${a.start}–${a.end}`).join(", ");
+export const apiTimes = (t: Live<unknown>["timeline"]): string => t.api.map((a) => `${a.path.replace(/^\//, "")} ${a.start}–${a.end}`).join(", ");
 
 /** The shown total as a number: "10,000" -> 10000. */
 const shownNumber = (text: string | null | undefined): number => Number(String(text ?? "").replace(/[,\s]/g, ""));
