@@ -10,7 +10,7 @@ import type { KV } from "@nats-io/kv";
 import { KEYS_PER_NODE, sleep, valueOf } from "./common.js";
 import { collectGarbage, heapUsage, newBenchPage, nodeLive, openLive, OVERVIEW_LIVE, watchRow, type BenchPage, type Live } from "./dashboard-browser.js";
 
-export type PageKind = "overview" | "node";
+export type PageKind = "overview" | "node" | "list";
 
 export interface HeapSample {
   page: PageKind;
@@ -56,7 +56,7 @@ const ROW_TIMEOUT_MS = 10_000;
  * then once more after a forced gc (the samples before it are as the page
  * runs, garbage included: those are what the target is judged on).
  */
-async function sampleHeap(ctx: PhaseContext, p: BenchPage, page: PageKind, phase: string, holdMs = 0): Promise<void> {
+export async function sampleHeap(ctx: PhaseContext, p: BenchPage, page: PageKind, phase: string, holdMs = 0): Promise<void> {
   const one = async (afterGc: boolean): Promise<void> => {
     const h = await heapUsage(p);
     ctx.heap.push({ page, phase, writes: ctx.writes, bytes: h.used, embedderBytes: h.embedder, afterGc });
@@ -72,7 +72,7 @@ async function sampleHeap(ctx: PhaseContext, p: BenchPage, page: PageKind, phase
 }
 
 /** "api/nodes 312–498" for the log: when the page's reads ran, in its own time. */
-const apiTimes = (t: Live<unknown>["timeline"]): string => t.api.map((a) => `${a.path.replace(/^\//, "")} ${a.start}–${a.end}`).join(", ");
+export const apiTimes = (t: Live<unknown>["timeline"]): string => t.api.map((a) => `${a.path.replace(/^\//, "")} ${a.start}–${a.end}`).join(", ");
 
 /** The shown total as a number: "10,000" -> 10000. */
 const shownNumber = (text: string | null | undefined): number => Number(String(text ?? "").replace(/[,\s]/g, ""));

@@ -21,7 +21,13 @@
  *   writes:  with P puts/s to other nodes running (bench/background-writer.ts):
  *            the overview R times, the last kept open; R other node pages;
  *            one node's page open while S new needs are put for it, each
- *            timed from its ack (and from just before the put) to its row.
+ *            timed from its ack (and from just before the put) to its row;
+ *            each mesh-wide page (registry, kind, unanswered, out of shape,
+ *            collections, a collection, instances) R times; the collection's
+ *            page open while S items are put into it, then kept open.
+ * Besides the needs, it puts what the mesh-wide pages list
+ * (bench/dashboard-pages.ts): a collection item per node, some needs no
+ * domain answers, some keys out of shape.
  * The page's heap is read after each page is live and every second while
  * pages stay open (then once more after a forced gc). The table goes to stdout; everything to
  * bench-results/dashboard-<keys>-<stamp>.json (git-ignored). Every process
@@ -43,6 +49,7 @@ import { nodeLivePhase, overviewLive, putShown, type PhaseContext } from "./dash
 import { brief, dashRows, dashTable, type DashMeasured } from "./dashboard-report.js";
 import { rssNow, startHttpService } from "./dashboard-service.js";
 import { ensureServiceBuckets, loadNeeds, openNeeds } from "./load.js";
+import { collectionPutShown, listPagesLive, loadPageExtras } from "./dashboard-pages.js";
 import { machine, machineLines, writeJson } from "./report.js";
 
 interface Flags {
@@ -123,6 +130,10 @@ async function main(flags: Flags, state: State): Promise<void> {
   const kv = await openNeeds(nc);
   const load = await loadNeeds(kv, flags.keys, 256, 60_000 + flags.keys * 2);
   log(`loaded ${load.keys} keys (${nodes} nodes) in ${(load.ms / 1000).toFixed(1)} s (${load.putsPerSecond}/s)`);
+  const extras = await loadPageExtras(nc, nodes);
+  log(
+    `put ${extras.puts} more for the mesh-wide pages (a collection item per node, unanswered needs, keys out of shape) in ${(extras.ms / 1000).toFixed(1)} s`,
+  );
 
   const svc = await startHttpService(server.url, 60_000 + flags.keys / 2);
   log(`service synced in ${svc.syncMs} ms, RSS ${(svc.rssAfterSync / 2 ** 20).toFixed(0)} MiB after a forced gc; dashboard at ${svc.url}/`);
@@ -148,6 +159,8 @@ async function main(flags: Flags, state: State): Promise<void> {
   const overviewWrites = await overviewLive(ctx, { runs: flags.runs, expectNodes: nodes, phase: "overview (writes)", holdMs: flags.holdMs });
   const nodeWrites = await nodeLivePhase(ctx, { nodes: writesNodes, phase: "node page (writes)" });
   const put = await putShown(ctx, kv, { node: putNode, samples: flags.samples, phase: "put -> shown (writes)", holdMs: flags.holdMs });
+  const lists = await listPagesLive(ctx, { runs: flags.runs, phase: "mesh-wide page (writes)" });
+  const collectionPut = await collectionPutShown(ctx, nc, { samples: flags.samples, holdMs: flags.holdMs, phase: "collection item put -> shown (writes)" });
   const writerResult = await writer.stop();
   state.writer = undefined;
   ctx.writes = false;
@@ -172,6 +185,8 @@ async function main(flags: Flags, state: State): Promise<void> {
     nodeQuiet,
     nodeWrites,
     put,
+    lists,
+    collectionPut,
     heap: ctx.heap,
     writer: writerResult,
     pageErrors,
@@ -193,6 +208,8 @@ async function main(flags: Flags, state: State): Promise<void> {
     overview: { first: live(first), quiet: live(overviewQuiet), writes: live(overviewWrites) },
     nodePage: { quiet: live(nodeQuiet), writes: live(nodeWrites) },
     putShown: { node: put.node, notShown: put.notShown, fromAckMs: brief(put.fromAckMs), fromPutMs: brief(put.fromPutMs), ackMs: brief(put.ackMs) },
+    listPages: Object.fromEntries(Object.entries(lists).map(([k, v]) => [k, live(v)])),
+    collectionPutShown: { notShown: collectionPut.notShown, fromAckMs: brief(collectionPut.fromAckMs), fromPutMs: brief(collectionPut.fromPutMs) },
     heapSamples: ctx.heap,
     writer: writerResult,
     pageErrors,

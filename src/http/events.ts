@@ -5,7 +5,8 @@
  *
  * - `event: overview`: the overview's JSON (as `/api/overview`), at once on
  *   connecting, then at most every OVERVIEW_TICK_MS and only when a count, a
- *   revision or the seat moved.
+ *   revision or the seat moved: a change after a quiet spell is sent at once,
+ *   changes under writes at most every OVERVIEW_TICK_MS.
  * - `event: change` (only on a stream opened with `?node=<node>`): a feed
  *   event (`{"what","op","key","revision","entry"|"outOfShape"}`) of a needs,
  *   applied or collect key of that node, or of any registry kind (a need's
@@ -57,8 +58,35 @@ export function startEventHub(p: ProvisionerReader, tickMs = OVERVIEW_TICK_MS): 
     c.res.write(text);
   };
 
+  // The overview, when it moved; and a resync to streams that fell behind and have drained.
+  let lastSent = "";
+  let lastTickAt = 0;
+  let pending: ReturnType<typeof setTimeout> | undefined;
+  const tick = (): void => {
+    pending = undefined;
+    lastTickAt = Date.now();
+    if (clients.size === 0) return;
+    const now = overviewJson(p);
+    const moved = now !== lastSent;
+    lastSent = now;
+    for (const c of clients) {
+      if (c.behind && c.res.writableLength === 0) {
+        c.behind = false;
+        c.res.write("event: resync\ndata: {}\n\n");
+      }
+      if (moved) send(c, `event: overview\ndata: ${now}\n\n`);
+    }
+  };
+  // A change is sent as soon as the last overview is tickMs old: at once after a quiet spell, at most every tickMs under writes.
+  const tickSoon = (): void => {
+    if (pending !== undefined || clients.size === 0) return;
+    pending = setTimeout(tick, Math.max(0, lastTickAt + tickMs - Date.now()));
+    pending.unref();
+  };
+
   const changes: Subscription = merge(...WHATS.map((w: What) => p.projections[w].changes$.pipe(map((change) => ({ w, change }))))).subscribe(
     ({ w, change }) => {
+      tickSoon();
       if (byNode.size === 0) return;
       // A registry change can turn any node's needs answered or not: every node page hears of it.
       const watchers = w === "registry" ? [...byNode.values()] : [byNode.get(nodeOf(change.key))];
@@ -71,22 +99,9 @@ export function startEventHub(p: ProvisionerReader, tickMs = OVERVIEW_TICK_MS): 
     },
   );
 
-  // The overview, when it moved; and a resync to streams that fell behind and have drained.
-  let lastSent = "";
-  const tick = setInterval(() => {
-    if (clients.size === 0) return;
-    const now = overviewJson(p);
-    const moved = now !== lastSent;
-    lastSent = now;
-    for (const c of clients) {
-      if (c.behind && c.res.writableLength === 0) {
-        c.behind = false;
-        c.res.write("event: resync\ndata: {}\n\n");
-      }
-      if (moved) send(c, `event: overview\ndata: ${now}\n\n`);
-    }
-  }, tickMs);
-  tick.unref();
+  // What moves without a change (the seat, a projection catching up, a drained stream): looked at every tickMs.
+  const interval = setInterval(tickSoon, tickMs);
+  interval.unref();
 
   return {
     open(req, res, node) {
@@ -113,7 +128,8 @@ export function startEventHub(p: ProvisionerReader, tickMs = OVERVIEW_TICK_MS): 
     },
     close() {
       changes.unsubscribe();
-      clearInterval(tick);
+      clearInterval(interval);
+      if (pending !== undefined) clearTimeout(pending);
       for (const c of clients) c.res.end();
       clients.clear();
       byNode.clear();

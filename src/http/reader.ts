@@ -6,6 +6,7 @@
  * it, and the readers depend on this rather than on the composition root.
  */
 import type { Observable } from "rxjs";
+import type { NatsConnection } from "@nats-io/nats-core";
 import type { What } from "mesh-provisioner-client/keys";
 import type { Projection } from "../projections/projection.js";
 import type { MeshOverview } from "../overview/overview.js";
@@ -22,7 +23,9 @@ export interface ProvisionerReader {
   readonly connected: () => boolean;
   readonly projections: Readonly<Record<What, ProjectionReader>>;
   /** Counts per node of the whole mesh (the dashboard's overview). */
-  readonly overview: Pick<MeshOverview, "totals" | "version" | "page" | "row" | "flooding">;
+  readonly overview: Pick<MeshOverview, "totals" | "version" | "page" | "row" | "flooding" | "kinds" | "needsOfKind" | "collections" | "itemsOf">;
+  /** The connection, for asking the running instances their stats (`$SRV.STATS`). */
+  readonly nc: Pick<NatsConnection, "requestMany">;
   readonly seat: { readonly holder: HolderValue | undefined; readonly isHolder: boolean; readonly instance: string };
   readonly consumers: { snapshot(): Record<string, CreationCounts> };
   readonly checkpoints: { snapshot(): Record<string, CheckpointCounts> };

@@ -2,9 +2,10 @@
  * The operator's window over HTTP (I/O): `/healthz` (the process is up),
  * `/readyz` (200 only once the projections are synced and the bus is
  * connected), `/metrics` (Prometheus text), `/` (the dashboard's page), and
- * the dashboard's data: `/api/overview`, `/api/nodes`, `/api/node?node=` and
- * the event stream `/events` (see dashboard-api.ts and events.ts; the format
- * is in docs/dashboard.md). With a token, the data and the event stream ask
+ * the dashboard's data: `/api/overview`, `/api/nodes`, `/api/node?node=`,
+ * the mesh-wide lists (mesh-api.ts), the instances (instances.ts), the change
+ * rate (rate.ts) and the event stream `/events` (see dashboard-api.ts and
+ * events.ts; the format is in docs/dashboard.md). With a token, the data and the event stream ask
  * for it; the page itself, `/healthz`, `/readyz` and `/metrics` stay open.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
@@ -19,6 +20,20 @@ import { DASHBOARD_HTML } from "./dashboard.js";
 import { nodeJson, nodeParam, nodeQuery, nodesJson, overviewJson } from "./dashboard-api.js";
 import { startEventHub } from "./events.js";
 import { tokenCheck } from "./auth.js";
+import {
+  collectionJson,
+  collectionParam,
+  collectionsJson,
+  kindJson,
+  listQuery,
+  outOfShapeJson,
+  registryJson,
+  tokenParam,
+  unansweredJson,
+  whatParam,
+} from "./mesh-api.js";
+import { askInstances, instancesJson, reusing } from "./instances.js";
+import { startRateWatch } from "./rate.js";
 import { wrapFailure } from "../failure.js";
 
 export interface HttpOptions {
@@ -45,12 +60,23 @@ export function readiness(p: ProvisionerReader): { ready: boolean; connected: bo
 export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
   const { provisioner: p, metrics, log } = opts;
   const events = startEventHub(p);
+  const rate = startRateWatch(p);
+  const instances = reusing(() => askInstances(p.nc));
   const allowed = tokenCheck(opts.token);
 
-  const send = (res: ServerResponse, status: number, type: string, body: string): void => {
-    res.writeHead(status, { "content-type": type, "cache-control": "no-store" });
+  const send = (res: ServerResponse, status: number, type: string, body: string, headers: Record<string, string> = {}): void => {
+    res.writeHead(status, { "content-type": type, "cache-control": "no-store", ...headers });
     res.end(body);
   };
+  /**
+   * The dashboard's data, with the projections' revisions it was read at
+   * (registry, needs, applied, collect). The body is built in the same turn,
+   * so equal revisions on two answers mean nothing was applied between them:
+   * the page compares them with the stream's first overview to know whether
+   * what it read before the stream opened is still current.
+   */
+  const sendData = (res: ServerResponse, body: string): void =>
+    send(res, 200, "application/json", body, { "x-mesh-revisions": WHATS.map((w) => p.projections[w].revision).join(",") });
   const sendError = (res: ServerResponse, err: HttpFailure): void =>
     send(
       res,
@@ -87,11 +113,27 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
       }
       switch (path) {
         case "/api/overview":
-          return send(res, 200, "application/json", overviewJson(p));
+          return sendData(res, overviewJson(p));
         case "/api/nodes":
-          return send(res, 200, "application/json", nodesJson(p, nodeQuery(url.searchParams)));
+          return sendData(res, nodesJson(p, nodeQuery(url.searchParams)));
         case "/api/node":
-          return send(res, 200, "application/json", nodeJson(p, nodeParam(url.searchParams)));
+          return sendData(res, nodeJson(p, nodeParam(url.searchParams)));
+        case "/api/registry":
+          return sendData(res, registryJson(p, listQuery(url.searchParams)));
+        case "/api/kind":
+          return sendData(res, kindJson(p, tokenParam(url.searchParams, "kind"), listQuery(url.searchParams)));
+        case "/api/unanswered":
+          return sendData(res, unansweredJson(p, listQuery(url.searchParams)));
+        case "/api/out-of-shape":
+          return sendData(res, outOfShapeJson(p, whatParam(url.searchParams), listQuery(url.searchParams)));
+        case "/api/collections":
+          return sendData(res, collectionsJson(p, listQuery(url.searchParams)));
+        case "/api/collection":
+          return sendData(res, collectionJson(p, collectionParam(url.searchParams), listQuery(url.searchParams)));
+        case "/api/instances":
+          return sendData(res, JSON.stringify(instancesJson(await instances(), p.seat.instance)));
+        case "/api/rate":
+          return sendData(res, rate.json());
         case "/events": {
           const node = url.searchParams.has("node") ? nodeParam(url.searchParams) : undefined;
           return events.open(req, res, node);
@@ -100,7 +142,10 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
     }
     return sendError(
       res,
-      new HttpError("NOT_FOUND", `not found: ${path}; try /, /api/overview, /api/nodes, /api/node?node=, /events, /healthz, /readyz, /metrics`),
+      new HttpError(
+        "NOT_FOUND",
+        `not found: ${path}; try /, /api/overview, /api/nodes, /api/node?node=, /api/registry, /api/kind?kind=, /api/unanswered, /api/out-of-shape, /api/collections, /api/collection?collection=, /api/instances, /api/rate, /events, /healthz, /readyz, /metrics`,
+      ),
     );
   };
 
@@ -123,6 +168,7 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
     url,
     async close() {
       events.close();
+      rate.close();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };

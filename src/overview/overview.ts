@@ -12,7 +12,7 @@
  */
 import type { OutOfShapeKey } from "../projections/store/view.js";
 import { FloodWatch, type FloodChange, type FloodLimits, type Flooding } from "./flood.js";
-import { NameCounts } from "./name-counts.js";
+import { BUCKET_IDS, NodeCounts } from "./node-counts.js";
 import type { ProjectionObserver } from "../projections/projection.js";
 
 export type NodeBucket = "needs" | "applied" | "collect";
@@ -63,6 +63,10 @@ export interface NodeQuery {
   readonly match?: string;
   /** Keep only nodes with problems. */
   readonly problems?: boolean;
+  /** Keep only nodes with a need of this kind (their rows then carry `ofKind`). */
+  readonly kind?: string;
+  /** Keep only nodes with a need no domain answers. */
+  readonly unanswered?: boolean;
   readonly offset?: number;
   readonly limit?: number;
 }
@@ -73,87 +77,23 @@ export interface NodePage {
   /** Nodes the query keeps. */
   readonly matched: number;
   readonly offset: number;
-  readonly rows: readonly NodeRow[];
+  readonly rows: readonly (NodeRow & { readonly ofKind?: number })[];
+}
+
+/** Needs of one kind across the mesh. */
+export interface KindCount {
+  readonly kind: string;
+  readonly needs: number;
+}
+
+/** Items of one collection across the mesh. */
+export interface CollectionCount {
+  readonly collection: string;
+  readonly items: number;
 }
 
 export const MAX_NODE_PAGE = 500;
 const MAX_INTERNED = 65_536;
-
-const BUCKET_IDS: Record<NodeBucket, number> = { needs: 0, applied: 1, collect: 2 };
-const BUCKET_NAMES: readonly NodeBucket[] = ["needs", "applied", "collect"];
-
-/** One node's counts. A few hundred bytes each: the overview holds one per node of the mesh. */
-class NodeCounts {
-  needs = 0;
-  readonly needsByModule = new NameCounts();
-  readonly needsByKind = new NameCounts();
-  /** The modules with an applied key (a count of 1 each). */
-  readonly appliedModules = new NameCounts();
-  collect = 0;
-  // Bytes of its entries as held, and keys out of shape, per bucket: fields, not arrays (no array per node).
-  needsBytes = 0;
-  appliedBytes = 0;
-  collectBytes = 0;
-  needsOutOfShape = 0;
-  appliedOutOfShape = 0;
-  collectOutOfShape = 0;
-  // The last change, as three fields: a change allocates nothing (a first sync applies a million).
-  lastBucket = -1;
-  lastRevision = 0;
-  lastAt = 0;
-
-  get outOfShapeCount(): number {
-    return this.needsOutOfShape + this.appliedOutOfShape + this.collectOutOfShape;
-  }
-
-  get bytes(): number {
-    return this.needsBytes + this.appliedBytes + this.collectBytes;
-  }
-
-  get keys(): number {
-    return this.needs + this.appliedModules.size + this.collect + this.outOfShapeCount;
-  }
-
-  get empty(): boolean {
-    return this.needs === 0 && this.appliedModules.size === 0 && this.collect === 0 && this.outOfShapeCount === 0;
-  }
-
-  get last(): NodeRow["last"] {
-    if (this.lastBucket < 0) return null;
-    return { what: BUCKET_NAMES[this.lastBucket] as NodeBucket, revision: this.lastRevision, at: this.lastAt === 0 ? null : this.lastAt };
-  }
-
-  addBytes(what: NodeBucket, by: number): void {
-    if (what === "needs") this.needsBytes += by;
-    else if (what === "applied") this.appliedBytes += by;
-    else this.collectBytes += by;
-  }
-
-  addOutOfShape(what: NodeBucket, by: number): void {
-    if (what === "needs") this.needsOutOfShape += by;
-    else if (what === "applied") this.appliedOutOfShape += by;
-    else this.collectOutOfShape += by;
-  }
-
-  /** Forget one bucket's part. */
-  clear(what: NodeBucket): void {
-    if (what === "needs") {
-      this.needs = 0;
-      this.needsByModule.clear();
-      this.needsByKind.clear();
-      this.needsBytes = 0;
-      this.needsOutOfShape = 0;
-    } else if (what === "applied") {
-      this.appliedModules.clear();
-      this.appliedBytes = 0;
-      this.appliedOutOfShape = 0;
-    } else {
-      this.collect = 0;
-      this.collectBytes = 0;
-      this.collectOutOfShape = 0;
-    }
-  }
-}
 
 function bump<K>(m: Map<K, number>, k: K, by: number): void {
   const n = (m.get(k) ?? 0) + by;
@@ -166,6 +106,8 @@ export class MeshOverview {
   /** One string per module or kind name, shared by every node that has it (10,000 nodes name the same few modules). */
   private readonly names = new Map<string, string>();
   private readonly kindTotals = new Map<string, number>();
+  /** Collect items per collection name: as many names as the collect store's own collection index holds. */
+  private readonly collectionTotals = new Map<string, number>();
   private readonly oosTotals: Record<NodeBucket, number> = { needs: 0, applied: 0, collect: 0 };
   private readonly oosWithoutNodeBy = [0, 0, 0];
   private sorted: string[] | undefined;
@@ -217,6 +159,7 @@ export class MeshOverview {
       this.dropIfEmpty(name, n);
     }
     if (what === "needs") this.kindTotals.clear();
+    if (what === "collect") this.collectionTotals.clear();
     this.oosTotals[what] = 0;
     this.oosWithoutNodeBy[BUCKET_IDS[what]] = 0;
     this.version++;
@@ -283,18 +226,46 @@ export class MeshOverview {
     const match = q.match?.toLowerCase();
     const offset = Math.max(0, Math.floor(q.offset ?? 0));
     const limit = Math.min(MAX_NODE_PAGE, Math.max(1, Math.floor(q.limit ?? 50)));
-    const rows: NodeRow[] = [];
+    const kind = q.kind;
+    // A filter on a count reads each named node's row; without one, only the rows shown are built.
+    const byRow = q.problems === true || q.unanswered === true;
+    const rows: (NodeRow & { ofKind?: number })[] = [];
     let matched = 0;
     for (const name of names) {
       if (match !== undefined && match !== "" && !name.toLowerCase().includes(match)) continue;
-      if (q.problems === true || (matched >= offset && rows.length < limit)) {
+      const ofKind = kind === undefined ? 0 : (this.nodes.get(name) as NodeCounts).needsByKind.get(kind);
+      if (kind !== undefined && ofKind === 0) continue;
+      if (byRow || (matched >= offset && rows.length < limit)) {
         const row = this.row(name) as NodeRow;
         if (q.problems === true && !row.problems) continue;
-        if (matched >= offset && rows.length < limit) rows.push(row);
+        if (q.unanswered === true && row.unanswered === 0) continue;
+        if (matched >= offset && rows.length < limit) rows.push(kind === undefined ? row : { ...row, ofKind });
       }
       matched++;
     }
     return { total: this.nodes.size, matched, offset, rows };
+  }
+
+  /** Needs per kind across the mesh, by kind name (as many kinds as the needs name). */
+  kinds(): KindCount[] {
+    return [...this.kindTotals].map(([kind, needs]) => ({ kind, needs })).sort((a, b) => (a.kind < b.kind ? -1 : a.kind > b.kind ? 1 : 0));
+  }
+
+  /** Needs of one kind across the mesh. */
+  needsOfKind(kind: string): number {
+    return this.kindTotals.get(kind) ?? 0;
+  }
+
+  /** Items per collection across the mesh, by collection name. */
+  collections(): CollectionCount[] {
+    return [...this.collectionTotals]
+      .map(([collection, items]) => ({ collection, items }))
+      .sort((a, b) => (a.collection < b.collection ? -1 : a.collection > b.collection ? 1 : 0));
+  }
+
+  /** Items of one collection across the mesh. */
+  itemsOf(collection: string): number {
+    return this.collectionTotals.get(collection) ?? 0;
   }
 
   private counts(n: NodeCounts): { modules: number; needs: number; unanswered: number; notApplied: number; applied: number; problems: boolean } {
@@ -337,7 +308,10 @@ export class MeshOverview {
       } else if (what === "applied") {
         // One applied key per module (<node>.<module>): a count of 1 while it is there, as a set.
         n.appliedModules.add(module, (delta > 0 ? 1 : 0) - n.appliedModules.get(module));
-      } else n.collect += delta;
+      } else {
+        n.collect += delta;
+        bump(this.collectionTotals, this.intern(fields["collection"] as string), delta);
+      }
     }
     this.touched(name, n, what, revision);
   }

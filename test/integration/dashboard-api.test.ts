@@ -241,13 +241,28 @@ describe("the dashboard's data: overview, node list, node page, filtered events,
   });
 
   test("with a token, the data and the event stream need it; the page, /healthz, /readyz and /metrics stay open", async () => {
-    for (const path of ["/api/overview", "/api/nodes", "/api/node?node=node-01", "/events"]) {
+    for (const path of [
+      "/api/overview",
+      "/api/nodes",
+      "/api/node?node=node-01",
+      "/api/registry",
+      "/api/kind?kind=config",
+      "/api/unanswered",
+      "/api/out-of-shape",
+      "/api/collections",
+      "/api/collection?collection=shell",
+      "/api/instances",
+      "/api/rate",
+      "/events",
+    ]) {
       const r = await get(`${base}${path}`, {});
       assert.equal(r.status, 401, path);
       assert.equal(JSON.parse(r.body).error.code, "E_UNAUTHORIZED");
       assert.equal((await get(`${base}${path}`, { authorization: "Bearer wrong-token-wrong-token" })).status, 401, path);
     }
     assert.equal((await get(`${base}/api/overview?access_token=${TOKEN}`, {})).status, 200);
+    for (const path of ["/api/registry", "/api/collection?collection=shell", "/api/instances", "/api/rate"])
+      assert.equal((await get(`${base}${path}`)).status, 200, path);
     for (const path of ["/", "/healthz", "/readyz", "/metrics"]) assert.equal((await get(`${base}${path}`, {})).status, 200, path);
   });
 });

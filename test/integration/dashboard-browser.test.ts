@@ -1,10 +1,8 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { accessSync, constants as fsc, mkdirSync, statSync } from "node:fs";
-import { tmpdir } from "node:os";
+import { mkdirSync, statSync } from "node:fs";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
-import { chromium, type Browser, type Page } from "playwright-core";
+import type { Browser, Page } from "playwright-core";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm, type KV } from "@nats-io/kv";
 import { connectTo } from "../helpers/stack.js";
@@ -14,23 +12,7 @@ import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats
 import { BUCKETS } from "mesh-provisioner-client/keys";
 import { WHATS, encodeName, type What } from "mesh-provisioner-client/keys";
 import { ProvisionerClient } from "mesh-provisioner-client";
-
-const CHROMIUM = "/usr/bin/chromium";
-// dist/test/integration/ -> the repository's docs/
-// The committed pictures are refreshed only on request (UPDATE_SCREENSHOT=1); a plain test run leaves the tree clean.
-const screenshot = (name: string): string =>
-  process.env["UPDATE_SCREENSHOT"] === "1"
-    ? fileURLToPath(new URL(`../../../docs/${name}.png`, import.meta.url))
-    : join(tmpdir(), `mesh-provisioner-${name}-${process.pid}.png`);
-
-function missingChromium(): string | false {
-  try {
-    accessSync(CHROMIUM, fsc.X_OK);
-    return false;
-  } catch {
-    return `Debian's Chromium is not installed at ${CHROMIUM} (sudo apt-get install chromium): the dashboard is not checked in a browser`;
-  }
-}
+import { launch, missingChromium, screenshot } from "../helpers/chromium.js";
 
 const skip = missingChromium();
 
@@ -63,25 +45,6 @@ const COLLECT: Record<string, string> = {
   [`core-1.${SSH_KEYS}.postgres`]: "ssh-ed25519 AAAAC3Nza… backup@postgres",
 };
 const OUT_OF_SHAPE = "edge-2.web.config"; // a needs key with three tokens
-
-/** Launch Debian's Chromium headless; launch() gives it a new empty profile of its own and removes it on close(). */
-function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: 15_000,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-}
 
 const TOKEN = "browser-test-token-0123456789";
 
