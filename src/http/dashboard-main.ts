@@ -2,8 +2,8 @@
  * The dashboard page's router and event stream (runs in the browser, last
  * on the page, once every view is defined): shows the view the URL names,
  * live once the stream is open and what is shown is as new as the stream's
- * first overview (read at the same revisions, or after it: else it reads
- * again), so nothing applied between a read and the stream's start is
+ * first overview (read at its revisions or past them, or after it: else it
+ * reads again), so nothing applied between a read and the stream's start is
  * missed. It reads again when the overview's counts move (the stream says so
  * at most twice a second), when a change of the node on screen comes, and
  * asks again what no event announces (instances, the rate's clock).
@@ -25,7 +25,7 @@ let streamRead = null;
 function setLive() { if (stream && stream.open) { conn.textContent = "live"; conn.className = "pill live"; } }
 
 // One read of what is shown. Live once the stream has started and what is shown is as new as where it started:
-// read after its first overview, or read at the same revisions.
+// read after its first overview, or read at its revisions or past them.
 function read() {
   const gen = ++readGen;
   const afterStream = streamRevisions !== null;
@@ -33,9 +33,9 @@ function read() {
     shownGen = Math.max(shownGen, gen);
     const revs = readRevisions.get(gen);
     for (const g of readRevisions.keys()) if (g <= gen) readRevisions.delete(g);
-    shownRevisions = revs === undefined || revs === "mixed" ? null : revs;
+    shownRevisions = revs === undefined || revs === "unknown" ? null : revs;
     if (streamRevisions === null) return;
-    if (afterStream || shownRevisions === streamRevisions) setLive();
+    if (afterStream || atOrPast(shownRevisions, streamRevisions)) setLive();
     else if (!streamRead) again = true;
   }, (err) => {
     if (err instanceof Superseded) return;
@@ -50,12 +50,13 @@ function refresh() {
   return reading;
 }
 
-// The stream's first overview after it (re)connected. What was read before is current if read at the same
-// revisions; a read still in flight is not waited for: a new one starts beside it (the newer one is drawn).
+// The stream's first overview after it (re)connected. What was read before is current if read at its revisions
+// or past them (what changed since comes as events); a read still in flight is not waited for: a new one starts
+// beside it (the newer one is drawn).
 function streamStarted(o) {
   streamRevisions = ["registry", "needs", "applied", "collect"].map((w) => o.buckets[w].revision).join(",");
   if (reading) { streamRead = read().finally(() => { streamRead = null; }); return; }
-  if (shownRevisions === streamRevisions) setLive(); else refresh();
+  if (atOrPast(shownRevisions, streamRevisions)) setLive(); else refresh();
 }
 
 let changeTimer = null;

@@ -38,16 +38,27 @@ class Unauthorized extends Error {}
 class Superseded extends Error {}
 // Reads are numbered as they start; readGen is the one starting now, shownGen the newest shown.
 let readGen = 0, shownGen = 0;
-// The projections' revisions each read's answers came at ("mixed" when they differ), by read.
+// The projections' revisions each read's answers came at, by read: the least of each over the read's answers
+// (what is shown is at least that new), or "unknown" when an answer did not say.
 const readRevisions = new Map();
+function leastRevisions(a, b) {
+  if (a === undefined) return b === null ? "unknown" : b;
+  if (a === "unknown" || b === null) return "unknown";
+  const y = b.split(",");
+  return a.split(",").map((x, i) => Math.min(Number(x), Number(y[i]))).join(",");
+}
+// Whether revisions "a,b,c,d" are each at or past those of "w,x,y,z".
+function atOrPast(a, b) {
+  if (a === null || b === null) return false;
+  const y = b.split(",");
+  return a.split(",").every((x, i) => Number(x) >= Number(y[i]));
+}
 async function get(path) {
   const gen = readGen;
   const res = await fetch(path, { headers: token ? { authorization: "Bearer " + token } : {} });
   if (res.status === 401) throw new Unauthorized();
   if (gen < shownGen) throw new Superseded();
-  const revs = res.headers.get("x-mesh-revisions");
-  const had = readRevisions.get(gen);
-  readRevisions.set(gen, had === undefined || had === revs ? revs : "mixed");
+  readRevisions.set(gen, leastRevisions(readRevisions.get(gen), res.headers.get("x-mesh-revisions")));
   const body = await res.json();
   if (gen < shownGen) throw new Superseded();
   if (!res.ok) throw new Error((body.error && body.error.message) || res.statusText);
