@@ -10,6 +10,7 @@ import { answeredCheck, isPlainToken, WHATS } from "mesh-provisioner-client/keys
 import type { ProvisionerReader } from "./reader.js";
 import { MAX_NODE_PAGE, type NodeQuery } from "../overview/overview.js";
 import { buildPage } from "../verb/answer.js";
+import { intParam } from "./mesh-api.js";
 
 /** Entries per bucket on a node's page; a node with more says so (`next`) and the verb pages the rest. */
 export const NODE_PAGE_ENTRIES = 2_000;
@@ -36,14 +37,6 @@ export function overviewJson(p: ProvisionerReader): string {
 
 /** Read the node list's query from a URL's search parameters (400 on a value that is not one). */
 export function nodeQuery(params: URLSearchParams): NodeQuery {
-  const int = (name: string, min: number, max: number, dflt: number): number => {
-    const raw = params.get(name);
-    if (raw === null || raw === "") return dflt;
-    const n = Number(raw);
-    if (!Number.isInteger(n) || n < min || n > max)
-      throw new ProvisionerError("BAD_REQUEST", `${name} must be a whole number from ${min} to ${max} (got "${raw}")`);
-    return n;
-  };
   const match = params.get("match") ?? undefined;
   if (match !== undefined && match.length > 256) throw new ProvisionerError("BAD_REQUEST", "match is at most 256 characters");
   const problems = params.get("problems");
@@ -53,8 +46,8 @@ export function nodeQuery(params: URLSearchParams): NodeQuery {
   return {
     match,
     problems: problems === "1" || problems === "true" || problems === "",
-    offset: int("offset", 0, Number.MAX_SAFE_INTEGER, 0),
-    limit: int("limit", 1, MAX_NODE_PAGE, 50),
+    offset: intParam(params, "offset", 0, Number.MAX_SAFE_INTEGER, 0),
+    limit: intParam(params, "limit", 1, MAX_NODE_PAGE, 50),
   };
 }
 

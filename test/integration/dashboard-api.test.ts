@@ -5,6 +5,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm, type KV } from "@nats-io/kv";
 import { connectTo } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
+import { httpGet, type Got } from "../helpers/http-get.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { BUCKETS } from "mesh-provisioner-client/keys";
@@ -13,24 +14,7 @@ import { WHATS, type What } from "mesh-provisioner-client/keys";
 const TOKEN = "a-token-of-at-least-16-chars";
 const AUTH = { authorization: `Bearer ${TOKEN}` };
 
-interface Got {
-  readonly status: number;
-  readonly body: string;
-}
-
-function get(url: string, headers: Record<string, string> = AUTH, timeoutMs = 5000): Promise<Got> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false, timeout: timeoutMs, headers }, (res) => {
-      let body = "";
-      res.setEncoding("utf8").on("data", (c: string) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body }));
-      res.on("error", reject);
-    });
-    req.once("timeout", () => req.destroy(new Error(`GET ${url}: no answer within ${timeoutMs} ms`)));
-    req.once("error", reject);
-    req.end();
-  });
-}
+const get = (url: string, headers: Record<string, string> = AUTH): Promise<Got> => httpGet(url, headers);
 
 const json = async (url: string): Promise<any> => {
   const r = await get(url);

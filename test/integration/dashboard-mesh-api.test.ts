@@ -1,26 +1,17 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { request } from "node:http";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm, type KV } from "@nats-io/kv";
 import { connectTo } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
+import { httpGet } from "../helpers/http-get.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { BUCKETS, encodeName, WHATS, type What } from "mesh-provisioner-client/keys";
 
-function get(url: string, timeoutMs = 5000): Promise<{ status: number; body: string; revisions?: string }> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false, timeout: timeoutMs }, (res) => {
-      let body = "";
-      res.setEncoding("utf8").on("data", (c: string) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, body, revisions: res.headers["x-mesh-revisions"] as string | undefined }));
-      res.on("error", reject);
-    });
-    req.once("timeout", () => req.destroy(new Error(`GET ${url}: no answer within ${timeoutMs} ms`)));
-    req.once("error", reject);
-    req.end();
-  });
+async function get(url: string): Promise<{ status: number; body: string; revisions?: string }> {
+  const r = await httpGet(url);
+  return { status: r.status, body: r.body, revisions: r.headers["x-mesh-revisions"] as string | undefined };
 }
 
 const json = async (url: string): Promise<any> => {

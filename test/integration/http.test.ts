@@ -6,31 +6,17 @@ import { Kvm, type KV } from "@nats-io/kv";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { connectTo } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
+import { httpGet } from "../helpers/http-get.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
 import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { WHATS, type What } from "mesh-provisioner-client/keys";
 
-interface Got {
-  readonly status: number;
-  readonly type: string;
-  readonly body: string;
-}
-
-/** One GET on its own socket (no keep-alive pool left behind), bounded. */
-function get(url: string, timeoutMs = 5000): Promise<Got> {
-  return new Promise((resolve, reject) => {
-    const req = request(url, { agent: false, timeout: timeoutMs }, (res) => {
-      let body = "";
-      res.setEncoding("utf8").on("data", (c: string) => (body += c));
-      res.on("end", () => resolve({ status: res.statusCode ?? 0, type: String(res.headers["content-type"] ?? ""), body }));
-      res.on("error", reject);
-    });
-    req.once("timeout", () => req.destroy(new Error(`GET ${url}: no answer within ${timeoutMs} ms`)));
-    req.once("error", reject);
-    req.end();
-  });
+/** One GET, with its content type. */
+async function get(url: string, timeoutMs?: number): Promise<{ status: number; type: string; body: string }> {
+  const r = await httpGet(url, {}, timeoutMs);
+  return { status: r.status, type: String(r.headers["content-type"] ?? ""), body: r.body };
 }
 
 interface Sample {
