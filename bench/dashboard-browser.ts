@@ -1,6 +1,6 @@
 /**
  * The dashboard in a real browser: Debian's Chromium, headless, driven by
- * playwright-core (the flags of test/integration/dashboard-browser.test.ts).
+ * playwright-core (launched as the tests launch it: bench/chromium.ts).
  * Each page opens in a context of its own (no cache, no storage shared with
  * the page before), with a CDP session to read its JS heap and a list of the
  * errors it threw.
@@ -15,31 +15,7 @@
  * machine the two can differ by a few hundred ms: the page's main thread
  * waits for a CPU before it renders the frame.
  */
-import { chromium, type Browser, type BrowserContext, type CDPSession, type Page } from "playwright-core";
-
-export const CHROMIUM = process.env["CHROMIUM_BIN"] ?? "/usr/bin/chromium";
-
-/** Launch headless Chromium; the driver handles the signals itself (it closes the browser first, then the rest). */
-export function launchChromium(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: 30_000,
-    handleSIGINT: false,
-    handleSIGTERM: false,
-    handleSIGHUP: false,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
-}
+import type { Browser, BrowserContext, CDPSession, Page } from "playwright-core";
 
 export interface BenchPage {
   readonly page: Page;

@@ -44,7 +44,7 @@ import { startWriter, type BackgroundWriter } from "./background-writer.js";
 import { ROOT, stopAll } from "./children.js";
 import { runBench, UsageError } from "./entry.js";
 import { connectBench, KEYS_PER_NODE, nodeCount, round, sleep } from "./common.js";
-import { CHROMIUM, launchChromium } from "./dashboard-browser.js";
+import { CHROMIUM, launchChromium } from "./chromium.js";
 import { nodeLivePhase, overviewLive, putShown, type PhaseContext } from "./dashboard-phases.js";
 import { brief, dashRows, dashTable, type DashMeasured } from "./dashboard-report.js";
 import { rssNow, startHttpService } from "./dashboard-service.js";
@@ -138,7 +138,7 @@ async function main(flags: Flags, state: State): Promise<void> {
   const svc = await startHttpService(server.url, 60_000 + flags.keys / 2);
   log(`service synced in ${svc.syncMs} ms, RSS ${(svc.rssAfterSync / 2 ** 20).toFixed(0)} MiB after a forced gc; dashboard at ${svc.url}/`);
 
-  const browser = (state.browser = await launchChromium());
+  const browser = (state.browser = await launchChromium({ timeoutMs: 30_000, ownSignals: true }));
   const browserVersion = `Chromium ${browser.version()}`;
   log(`browser: ${browserVersion}`);
   const pageErrors: string[] = [];

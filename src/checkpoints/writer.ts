@@ -15,7 +15,6 @@
  * slice. The holder checks it still holds the seat before each slice; a
  * write it loses the seat during is abandoned (the previous checkpoint stays
  * whole).
-
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
 import { Readable } from "node:stream";

@@ -3,9 +3,8 @@ import { accessSync, constants as fsc } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { chromium, type Browser } from "playwright-core";
-
-export const CHROMIUM = "/usr/bin/chromium";
+import type { Browser } from "playwright-core";
+import { CHROMIUM, launchChromium } from "../../bench/chromium.js";
 
 /**
  * Where a screenshot named `name` goes: docs/<name>.png with
@@ -28,21 +27,7 @@ export function missingChromium(): string | false {
   }
 }
 
-/** Launch Debian's Chromium headless; launch() gives it a new empty profile of its own and removes it on close(). */
+/** Launch Chromium headless, with the flags and binary the benches use. */
 export function launch(): Promise<Browser> {
-  return chromium.launch({
-    executablePath: CHROMIUM,
-    headless: true,
-    timeout: 15_000,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-quic",
-      "--no-first-run",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-    ],
-  });
+  return launchChromium({ timeoutMs: 15_000 });
 }
