@@ -6,7 +6,8 @@ import { Kvm, type KV } from "@nats-io/kv";
 import { connectTo } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { httpGet, type Got } from "../helpers/http-get.js";
-import { Fleet, type ServiceProcess } from "../helpers/processes.js";
+import { Fleet } from "../helpers/processes.js";
+import { spawnServed } from "../helpers/served.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { BUCKETS } from "mesh-provisioner-client/keys";
 import { WHATS, type What } from "mesh-provisioner-client/keys";
@@ -62,7 +63,6 @@ describe("the dashboard's data: overview, node list, node page, filtered events,
   let server: RunningNatsServer;
   let client: NatsConnection;
   let fleet: Fleet;
-  let serve: ServiceProcess;
   let base: string;
   const kvs = {} as Record<What, KV>;
 
@@ -70,10 +70,7 @@ describe("the dashboard's data: overview, node list, node page, filtered events,
     server = await startNatsServer();
     client = await connectTo(server);
     fleet = new Fleet({ server: server.url });
-    serve = fleet.spawn({ args: ["--http", "127.0.0.1:0"], env: { MESH_PROVISIONER_HTTP_TOKEN: TOKEN }, name: "serve-dashboard-api" });
-    const serving = await serve.waitForLine((l) => l.msg.startsWith("serving /healthz"), 15_000, "serving /healthz …");
-    base = String(serving.fields["url"]);
-    await serve.waitForLine((l) => l.msg.startsWith("all projections synced"), 15_000, "all projections synced");
+    ({ base } = await spawnServed(fleet, { env: { MESH_PROVISIONER_HTTP_TOKEN: TOKEN }, name: "serve-dashboard-api" }));
     const kvm = new Kvm(client);
     for (const w of WHATS) kvs[w] = await kvm.open(BUCKETS[w]);
     // 30 nodes: each with a web module (config + port), every third also an api module with an unanswered kind;

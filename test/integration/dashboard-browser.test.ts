@@ -8,6 +8,7 @@ import { Kvm, type KV } from "@nats-io/kv";
 import { connectTo } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
+import { spawnServed } from "../helpers/served.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { BUCKETS } from "mesh-provisioner-client/keys";
 import { WHATS, encodeName, type What } from "mesh-provisioner-client/keys";
@@ -63,10 +64,7 @@ describe("the dashboard at / in a headless Chromium", { skip }, () => {
     server = await startNatsServer();
     client = await connectTo(server);
     fleet = new Fleet({ server: server.url });
-    serve = fleet.spawn({ args: ["--http", "127.0.0.1:0"], name: "serve-dashboard" });
-    const serving = await serve.waitForLine((l) => l.msg.startsWith("serving /healthz"), 15_000, "serving /healthz …");
-    base = String(serving.fields["url"]);
-    await serve.waitForLine((l) => l.msg.startsWith("all projections synced"), 15_000, "all projections synced");
+    ({ proc: serve, base } = await spawnServed(fleet, { name: "serve-dashboard" }));
     const kvm = new Kvm(client);
     for (const w of WHATS) kvs[w] = await kvm.open(BUCKETS[w]);
 
@@ -228,11 +226,10 @@ describe("the dashboard at / in a headless Chromium", { skip }, () => {
   });
 
   test("with --http-token the page asks for the token, then shows the mesh", async () => {
-    const guarded = fleet.spawn({ args: ["--http", "127.0.0.1:0", "--http-token", TOKEN], name: "serve-dashboard-token" });
-    const serving = await guarded.waitForLine((l) => l.msg.startsWith("serving /healthz"), 15_000, "serving /healthz …");
+    const { proc: guarded, base: guardedBase } = await spawnServed(fleet, { args: ["--http-token", TOKEN], name: "serve-dashboard-token", synced: false });
     const other = await (browser as Browser).newPage();
     try {
-      await other.goto(`${String(serving.fields["url"])}/`);
+      await other.goto(`${guardedBase}/`);
       await other.waitForSelector("#login.shown");
       assert.equal(await other.locator('[data-total="nodes"]').count(), 0, "no data before the token");
       await other.fill("#token", TOKEN);

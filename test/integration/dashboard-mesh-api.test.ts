@@ -6,6 +6,7 @@ import { connectTo } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { httpGet } from "../helpers/http-get.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
+import { spawnServed } from "../helpers/served.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { BUCKETS, encodeName, WHATS, type What } from "mesh-provisioner-client/keys";
 
@@ -34,10 +35,7 @@ describe("the dashboard's mesh-wide lists: registry, kinds, unanswered needs, ke
     server = await startNatsServer();
     client = await connectTo(server);
     fleet = new Fleet({ server: server.url });
-    serve = fleet.spawn({ args: ["--http", "127.0.0.1:0"], name: "serve-mesh-api" });
-    const serving = await serve.waitForLine((l) => l.msg.startsWith("serving /healthz"), 15_000, "serving /healthz …");
-    base = String(serving.fields["url"]);
-    await serve.waitForLine((l) => l.msg.startsWith("all projections synced"), 15_000, "all projections synced");
+    ({ proc: serve, base } = await spawnServed(fleet, { name: "serve-mesh-api" }));
     const kvm = new Kvm(client);
     for (const w of WHATS) kvs[w] = await kvm.open(BUCKETS[w]);
     // 12 nodes with a web module (config + port); every fourth also a tracing need no domain answers;

@@ -8,6 +8,7 @@ import { Kvm, type KV } from "@nats-io/kv";
 import { connectTo } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
+import { spawnServed } from "../helpers/served.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { BUCKETS, WHATS, type What } from "mesh-provisioner-client/keys";
 import { DEMO_MESH, seedDemoMesh } from "../../src/cli/demo.js";
@@ -52,10 +53,7 @@ describe("the dashboard's mesh-wide pages in a headless Chromium, over the demo 
     server = await startNatsServer();
     client = await connectTo(server);
     fleet = new Fleet({ server: server.url });
-    serve = fleet.spawn({ args: ["--http", "127.0.0.1:0"], name: "serve-dashboard-pages" });
-    const serving = await serve.waitForLine((l) => l.msg.startsWith("serving /healthz"), 15_000, "serving /healthz …");
-    base = String(serving.fields["url"]);
-    await serve.waitForLine((l) => l.msg.startsWith("all projections synced"), 15_000, "all projections synced");
+    ({ proc: serve, base } = await spawnServed(fleet, { name: "serve-dashboard-pages" }));
     await seedDemoMesh(client);
     const kvm = new Kvm(client);
     for (const w of WHATS) kvs[w] = await kvm.open(BUCKETS[w]);
@@ -306,9 +304,7 @@ describe("the dashboard's mesh-wide pages in a headless Chromium, over the demo 
   });
 
   test("with --http-token every page asks for the token once, then shows its list", async () => {
-    const guarded = fleet.spawn({ args: ["--http", "127.0.0.1:0", "--http-token", TOKEN], name: "serve-dashboard-pages-token" });
-    const serving = await guarded.waitForLine((l) => l.msg.startsWith("serving /healthz"), 15_000, "serving /healthz …");
-    const url = String(serving.fields["url"]);
+    const { proc: guarded, base: url } = await spawnServed(fleet, { args: ["--http-token", TOKEN], name: "serve-dashboard-pages-token", synced: false });
     const other = await (browser as Browser).newPage();
     try {
       await other.goto(`${url}/?page=registry`);

@@ -7,7 +7,8 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { connectTo } from "../helpers/stack.js";
 import { eventually } from "../helpers/eventually.js";
 import { httpGet } from "../helpers/http-get.js";
-import { Fleet, type ServiceProcess } from "../helpers/processes.js";
+import { Fleet } from "../helpers/processes.js";
+import { spawnServed } from "../helpers/served.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
 import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
@@ -57,7 +58,6 @@ describe("serve --http: /healthz, /readyz, /metrics, /events", () => {
   let server: RunningNatsServer;
   let client: NatsConnection;
   let fleet: Fleet;
-  let serve: ServiceProcess;
   let base: string;
   const kvs = {} as Record<What, KV>;
 
@@ -65,12 +65,8 @@ describe("serve --http: /healthz, /readyz, /metrics, /events", () => {
     server = await startNatsServer();
     client = await connectTo(server);
     fleet = new Fleet({ server: server.url });
-    // Port 0: the service binds a free port itself and logs the URL (no race for a "free" port).
-    serve = fleet.spawn({ args: ["--http", "127.0.0.1:0"], name: "serve-http" });
-    const serving = await serve.waitForLine((l) => l.msg.startsWith("serving /healthz"), 15_000, "serving /healthz …");
-    base = String(serving.fields["url"]);
+    ({ base } = await spawnServed(fleet, { name: "serve-http" }));
     assert.match(base, /^http:\/\/127\.0\.0\.1:\d+$/);
-    await serve.waitForLine((l) => l.msg.startsWith("all projections synced"), 15_000, "all projections synced");
     const kvm = new Kvm(client);
     for (const w of WHATS) kvs[w] = await kvm.open(BUCKETS[w]);
   });
