@@ -13,7 +13,8 @@ import { gunzipSync, gzipSync } from "node:zlib";
 import { ProjectionStore } from "../src/projections/store/store.js";
 import { specFor } from "../src/projections/bucket-specs.js";
 import { KNOWN_KINDS } from "../src/reconcile/registry.js";
-import { decodeStore, encodeStore } from "../src/projections/store/checkpoint-codec.js";
+import { encodeStore } from "../src/projections/store/checkpoint/encode.js";
+import { decodeStore } from "../src/projections/store/checkpoint/decode.js";
 import { SLICE_ENTRIES } from "../src/checkpoints/writer.js";
 import { keyOf, valueOf } from "./common.js";
 

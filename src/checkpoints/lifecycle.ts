@@ -10,7 +10,8 @@ import type { JetStreamClient, JetStreamManager, StreamInfo } from "@nats-io/jet
 import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
 import type { Logger } from "../log.js";
 import type { Projection } from "../projections/projection.js";
-import { encodeStore, openCheckpoint } from "../projections/store/checkpoint-codec.js";
+import { encodeStore } from "../projections/store/checkpoint/encode.js";
+import { openCheckpoint } from "../projections/store/checkpoint/decode.js";
 import { fellBack, seedFromCheckpoint } from "./loader.js";
 import { openCheckpointObjects, type CheckpointObjects } from "./objects.js";
 import { proveSeed } from "./prove.js";

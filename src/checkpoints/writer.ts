@@ -26,7 +26,7 @@ import type { Projection } from "../projections/projection.js";
 import type { StoreView } from "../projections/store/view.js";
 import type { CheckpointObjects } from "./objects.js";
 import { streamIdentity } from "./stream-identity.js";
-import type { CheckpointMeta, Encoder } from "../projections/store/checkpoint-codec.js";
+import type { CheckpointMeta, Encoder } from "../projections/store/checkpoint/format.js";
 import type { CheckpointTally } from "./tally.js";
 
 /** Entries encoded in one turn of the event loop. */

@@ -145,6 +145,7 @@ export class MeshOverview {
     return {
       clear: () => this.clear(what),
       entryIn: (key, fields, revision, bytes, previousBytes) => this.entry(what, fields, revision, previousBytes === 0 ? 1 : 0, bytes - previousBytes),
+      entriesIn: (fields, count, revision, bytes) => this.entry(what, fields, revision, count, bytes),
       entryOut: (key, fields, revision, bytes) => this.entry(what, fields, revision, -1, -bytes),
       outOfShapeIn: (rec, isNew) => this.outOfShape(what, rec, rec.revision, isNew ? 1 : 0),
       outOfShapeOut: (rec, revision) => this.outOfShape(what, rec, revision, -1),
@@ -291,7 +292,8 @@ export class MeshOverview {
     };
   }
 
-  private entry(what: NodeBucket, fields: Readonly<Record<string, string>>, revision: number, delta: -1 | 0 | 1, bytes: number): void {
+  /** `delta` entries came (a negative one: went) or, 0, one was replaced; `bytes` is what their size changed by. */
+  private entry(what: NodeBucket, fields: Readonly<Record<string, string>>, revision: number, delta: number, bytes: number): void {
     const name = fields["node"];
     if (name === undefined) return;
     const n = delta >= 0 ? this.nodeFor(name) : this.nodes.get(name);

@@ -55,6 +55,7 @@ export const needsSpec: BucketSpec = {
     return s.ok ? { ok: true, fields: s.fields } : s;
   },
   head: new TokenHead(["node", "module", "kind", "name"]),
+  countedTokens: 3,
   // node, then module: the key's first two of four tokens.
   leadingField: "node",
   range: (filters) => leadingRange(["node", "module", "kind", "name"], filters),
@@ -71,6 +72,7 @@ export const appliedSpec: BucketSpec = {
     return s.ok ? { ok: true, fields: s.fields } : s;
   },
   head: new TokenHead(["node", "module"]),
+  countedTokens: 2,
   leadingField: "node",
   range: (filters) => leadingRange(["node", "module"], filters),
 };
@@ -85,6 +87,7 @@ export const collectSpec: BucketSpec = {
     const s = parseCollectKey(key);
     return s.ok ? { ok: true, fields: s.fields } : s;
   },
+  countedTokens: 2,
   // The collection's name is decoded from its =hex token and written as a JSON string.
   head: new StringHead((key, f) =>
     entryHead(

@@ -100,23 +100,17 @@ export class Projection {
 
   /**
    * Start from a checkpoint (before the watch is connected): `fill` loads it
-   * into a new store, which the observer is told of as it fills, and which
-   * then takes the place of this projection's; the watch then reads the
-   * bucket from its revision + 1. When `fill` throws, nothing changes and
-   * the observer is emptied again.
+   * into a new store, which then takes the place of this projection's and
+   * is told to the observer whole; the watch then reads the bucket from its
+   * revision + 1. When `fill` throws, nothing changes.
    */
   seedFrom(fill: (store: ProjectionStore) => void): void {
     if (this.sub !== undefined || this.writable.size > 0)
       throw new ProvisionerError("INTERNAL", `the ${this.what} projection can take a checkpoint only before its watch starts`);
-    this.observer?.clear();
-    const next = new ProjectionStore(this.writable.spec, { observer: this.observer });
-    try {
-      fill(next);
-    } catch (err) {
-      this.observer?.clear();
-      throw err;
-    }
+    const next = new ProjectionStore(this.writable.spec);
+    fill(next);
     this.writable.adopt(next);
+    this.replayToObserver();
     this.seed = { revision: next.revision };
   }
 

@@ -4,7 +4,7 @@ import type { StreamInfo } from "@nats-io/jetstream";
 import { CheckpointWriter, SLICE_ENTRIES } from "../../src/checkpoints/writer.js";
 import { CheckpointTally } from "../../src/checkpoints/tally.js";
 import type { CheckpointObjects } from "../../src/checkpoints/objects.js";
-import { encodeStore } from "../../src/projections/store/checkpoint-codec.js";
+import { encodeStore } from "../../src/projections/store/checkpoint/encode.js";
 import { ProjectionStore } from "../../src/projections/store/store.js";
 import { specFor } from "../../src/projections/bucket-specs.js";
 import { KNOWN_KINDS } from "../../src/reconcile/registry.js";

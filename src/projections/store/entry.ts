@@ -82,6 +82,14 @@ export interface StoreObserver {
    * `previousBytes` that of the entry it replaced (0: the key held no entry).
    */
   entryIn(key: string, fields: Readonly<Record<string, string>>, revision: number, bytes: number, previousBytes: number): void;
+  /**
+   * `count` entries in shape, new to the observer, whose keys share the
+   * leading tokens their bucket is counted by (`BucketSpec.countedTokens`):
+   * `fields` are the first one's, and only those tokens' fields hold for all;
+   * `revision` is the greatest of theirs, `bytes` the size of their entries.
+   * A store tells a whole content so (see `replay.ts`).
+   */
+  entriesIn(fields: Readonly<Record<string, string>>, count: number, revision: number, bytes: number): void;
   /** An entry in shape of `bytes` left the store (deleted, or now out of shape), at `revision`. */
   entryOut(key: string, fields: Readonly<Record<string, string>>, revision: number, bytes: number): void;
   /** A key out of shape was put; `isNew` when it was not out of shape before. */

@@ -31,10 +31,22 @@ export class KeyOrders {
   add(slot: number, key: string, fields: Readonly<Record<string, string>>): void {
     this.all.insert(key, slot);
     const lead = this.spec.leadingField;
-    if (lead !== undefined) {
-      const v = fields[lead] as string;
-      this.leadingCounts.set(v, (this.leadingCounts.get(v) ?? 0) + 1);
-    }
+    if (lead !== undefined) this.addLeading(fields[lead] as string, 1);
+    this.addToIndexes(slot, key, fields);
+  }
+
+  /** `n` slots of `slots`, in key order, every one after the last key held (a checkpoint's run); the leading counts and indexes are the caller's to add. */
+  appendSorted(slots: Int32Array, n: number): void {
+    this.all.appendSorted(slots, n);
+  }
+
+  /** `n` more entries whose leading field is `value`. */
+  addLeading(value: string, n: number): void {
+    this.leadingCounts.set(value, (this.leadingCounts.get(value) ?? 0) + n);
+  }
+
+  /** Put `slot` in each index by its fields. */
+  addToIndexes(slot: number, key: string, fields: Readonly<Record<string, string>>): void {
     for (const ix of this.indexes) {
       const v = fields[ix.field] as string;
       let set = ix.byValue.get(v);

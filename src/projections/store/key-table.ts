@@ -22,6 +22,13 @@ export function hashKey(key: string): number {
   return h | 0;
 }
 
+/** `hashKey` of a key read as bytes (`len` bytes of `buf` from `at`): the same hash for an ASCII key. */
+export function hashKeyBytes(buf: Uint8Array, at: number, len: number): number {
+  let h = 0x811c9dc5;
+  for (let i = at, end = at + len; i < end; i++) h = Math.imul(h ^ (buf[i] as number), 0x01000193);
+  return h | 0;
+}
+
 const MIN_CAPACITY = 16;
 
 export class KeyTable {

@@ -11,6 +11,13 @@ export class KindCounts {
 
   /** One more entry names `kind`: its id. */
   add(kind: string): number {
+    const id = this.idFor(kind);
+    this.addId(id);
+    return id;
+  }
+
+  /** The id of `kind`, given now if it has none (counted by `addId`). */
+  idFor(kind: string): number {
     let id = this.ids.get(kind) ?? -1;
     if (id < 0) {
       id = this.names.length;
@@ -18,8 +25,17 @@ export class KindCounts {
       this.names.push(kind);
       this.counts.push(0);
     }
-    this.counts[id] = (this.counts[id] as number) + 1;
     return id;
+  }
+
+  /** One more entry names the kind of `id`. */
+  addId(id: number): void {
+    this.counts[id] = (this.counts[id] as number) + 1;
+  }
+
+  /** How many ids were given: every id is below it. */
+  get idCount(): number {
+    return this.names.length;
   }
 
   /** One entry fewer names the kind of `id`. */

@@ -23,6 +23,9 @@ export interface Order<T> {
 /** Items per leaf at most: small enough that a move within it is cheap, large enough that leaves are few. */
 export const LEAF = 512;
 
+/** Items per leaf when a run is appended whole: a quarter of each leaf left for the keys inserted later. */
+export const FILL = LEAF - (LEAF >>> 2);
+
 /** A neighbour takes items from a full leaf only when it has at least this much room (it takes half of it). */
 const MIN_SHARE = LEAF >>> 2;
 
@@ -79,6 +82,28 @@ export class OrderedSet<T> {
     finger.leaf = li;
     finger.pos = pos;
     if (leaf.length > LEAF) this.overflow(li);
+  }
+
+  /**
+   * Add `n` items of `items`, in key order, every one after the set's last
+   * (a checkpoint's run of keys): leaves are filled to FILL, so that keys
+   * inserted among them later find room, and each leaf's first key is
+   * named once.
+   */
+  appendSorted(items: ArrayLike<T>, n: number): void {
+    const { leaves, firsts } = this;
+    let i = 0;
+    const last = leaves[leaves.length - 1];
+    if (last !== undefined) while (i < n && last.length < FILL) last.push(items[i++] as T);
+    while (i < n) {
+      const end = Math.min(n, i + FILL);
+      const leaf: T[] = [];
+      for (; i < end; i++) leaf.push(items[i] as T);
+      leaves.push(leaf);
+      firsts.push(this.order.keyOf(leaf[0] as T));
+    }
+    this.count += n;
+    this.finger.leaf = -1;
   }
 
   /**
@@ -177,6 +202,12 @@ export class OrderedSet<T> {
     }
     if (out.leaf >= leaves.length) out.pos = 0;
     return out;
+  }
+
+  /** The last item in key order, or undefined when the set is empty. */
+  last(): T | undefined {
+    const leaf = this.leaves[this.leaves.length - 1];
+    return leaf?.[leaf.length - 1];
   }
 
   /** The item at `c`, or undefined past the end. */

@@ -16,19 +16,9 @@ const REVISION_OPEN = Buffer.from(',"revision":', "latin1");
  * Write the slot's record: the spec's own JSON (the registry: the key, then
  * the JSON), or `head`, the value and the revision, where the value goes in
  * as its own bytes when they are JSON in UTF-8 and as a JSON string of its
- * text otherwise (`json`: the caller knows the value is JSON); then a comma.
+ * text otherwise; then a comma.
  */
-export function writeRecord(
-  arena: RecordArena,
-  s: Slots,
-  spec: BucketSpec,
-  slot: number,
-  key: string,
-  d: Decoded,
-  value: Uint8Array,
-  revision: number,
-  json = false,
-): void {
+export function writeRecord(arena: RecordArena, s: Slots, spec: BucketSpec, slot: number, key: string, d: Decoded, value: Uint8Array, revision: number): void {
   s.revision[slot] = revision;
   s.keyLen[slot] = key.length;
   if (d.json !== undefined || spec.head === undefined) {
@@ -47,7 +37,7 @@ export function writeRecord(
   }
   const head = spec.head;
   // The slow path (a value that is not JSON, or not UTF-8): the value goes in as a JSON string of its text.
-  const raw = json || isJsonUtf8(value);
+  const raw = isJsonUtf8(value);
   const fragment = raw ? undefined : valueFragment(utf8.decode(value));
   const valueLen = raw ? value.length : Buffer.byteLength(fragment as string);
   const jsonLen = head.bytes(key, d.fields) + valueLen + REVISION_OPEN.length + wholeDigits(revision) + 1;

@@ -54,6 +54,13 @@ export interface BucketSpec {
   fieldsOf(key: string): Readonly<Record<string, string>>;
   /** The kind of a key already known to be in shape, where the bucket's keys name one (needs): read without building the fields. */
   kindOf?(key: string): string;
+  /**
+   * The key's leading tokens that observers count entries by (the overview:
+   * node, module and kind of a need): keys sharing them are told to an
+   * observer as one run (`StoreObserver.entriesIn`). Undefined: every key
+   * on its own.
+   */
+  readonly countedTokens?: number;
   /** Writes the entry's JSON up to its value: `{"key":"<key>",<fields>,"value":` (the key first, unescaped: keys in shape are ASCII tokens). */
   readonly head?: EntryHead;
   /** The part of the key order a narrowing covers (undefined: no leading token is narrowed). */

@@ -28,6 +28,8 @@ import type { Operation } from "../../streams/operation.js";
 import { EntryPut, Projected, type Change, type EntryJson, type OutOfShapeKey, type StoreObserver } from "./entry.js";
 import type { SlotScan } from "./scan.js";
 import { KeyOrders } from "./key-orders.js";
+import { loadRun, RunError, type RecordRun } from "./bulk-load.js";
+import { replayTo } from "./replay.js";
 import type { ByteRange, StoreView } from "./view.js";
 
 export { Projected, type Change, type EntryJson, type OutOfShapeKey, type StoreObserver } from "./entry.js";
@@ -37,7 +39,7 @@ const EMPTY = Buffer.alloc(0);
 
 /**
  * The store and its writers. Only its projection holds it as this type;
- * readers get it as a `StoreView`.
+ * readers get it as a `StoreView`, where the reads are documented.
  */
 export class ProjectionStore implements StoreView {
   readonly spec: BucketSpec;
@@ -155,7 +157,6 @@ export class ProjectionStore implements StoreView {
     return this.arena.compactedBytes;
   }
 
-  /** The slot of `key`'s entry, or -1. */
   slotOf(key: string): number {
     return this.table.get(key);
   }
@@ -169,12 +170,10 @@ export class ProjectionStore implements StoreView {
     return this.oos.get(key);
   }
 
-  /** Every entry, as views made one at a time (dump, reconcile, rebuild): in key order. */
   *allEntries(): IterableIterator<Projected> {
     for (const slot of this.orders.all) yield this.entryAt(slot);
   }
 
-  /** Every entry's key in order (tests and small buckets: a string per key). */
   entryKeys(): string[] {
     return this.orders.all.keys();
   }
@@ -193,12 +192,18 @@ export class ProjectionStore implements StoreView {
     yield* this.kindCounts.named();
   }
 
-  /** The ids (as in `kindOfSlot`) of the kinds some entry names and `keep` keeps: no generator, no string array, per answer. */
   kindIdsWhere(keep: (kind: string) => boolean): number[] {
     return this.kindCounts.idsWhere(keep);
   }
 
-  /** The kind id of a slot's key (-1 where keys name none). */
+  kindName(id: number): string | undefined {
+    return this.kindCounts.nameOf(id);
+  }
+
+  get kindIds(): number {
+    return this.kindCounts.idCount;
+  }
+
   kindOfSlot(slot: number): number {
     return this.slots.kind[slot] as number;
   }
@@ -219,7 +224,13 @@ export class ProjectionStore implements StoreView {
     return this.jsonAt(slot) + (this.slots.jsonLen[slot] as number) + 1;
   }
 
-  /** The length of a slot's key (ASCII: bytes and characters alike). */
+  keyRange<R extends ByteRange>(slot: number, into: R): R {
+    into.buf = this.arena.segs[this.slots.seg[slot] as number] as Buffer;
+    into.start = (this.slots.off[slot] as number) + this.keyAt;
+    into.end = into.start + (this.slots.keyLen[slot] as number);
+    return into;
+  }
+
   keyLength(slot: number): number {
     return this.slots.keyLen[slot] as number;
   }
@@ -228,7 +239,6 @@ export class ProjectionStore implements StoreView {
     return this.slots.revision[slot] as number;
   }
 
-  /** Where a slot's entry JSON lies: its segment and byte range (a comma follows it). */
   jsonRange<R extends ByteRange>(slot: number, into: R): R {
     into.buf = this.arena.segs[this.slots.seg[slot] as number] as Buffer;
     into.start = (this.slots.off[slot] as number) + this.jsonAt(slot);
@@ -240,7 +250,6 @@ export class ProjectionStore implements StoreView {
     return this.slots.jsonLen[slot] as number;
   }
 
-  /** The entry of a slot as a view (decodes its JSON once). */
   entryAt(slot: number): Projected {
     const key = this.keyOf(slot);
     const { buf, start, end } = this.jsonRange(slot, { buf: EMPTY, start: 0, end: 0 });
@@ -264,12 +273,10 @@ export class ProjectionStore implements StoreView {
     return this.jsonRange(slot, { buf: EMPTY, start: 0, end: 0, kind: id >= 0 ? this.kindCounts.nameOf(id) : undefined });
   }
 
-  /** The slots a narrowing reads, strictly after `after`, in key order (see `KeyOrders.scan`). */
   scan(filters: Readonly<Record<string, string>>, after: string | undefined): SlotScan {
     return this.orders.scan(filters, after, this.table);
   }
 
-  /** Out-of-shape keys strictly after `after`, in key order. */
   oosAfter(after: string | undefined): { next(): OutOfShapeKey | undefined } {
     return this.oos.after(after);
   }
@@ -285,19 +292,42 @@ export class ProjectionStore implements StoreView {
       return { op: "delete", key, revision, newlyOutOfShape: false };
     }
     if (this.markers.size !== 0) this.markers.delete(key);
-    return this.put(key, revision, value, false);
+    return this.put(key, revision, value);
   }
 
   /**
-   * Take an entry from a checkpoint: keys come in key order, each once, and
-   * a value is the fragment the entry's JSON held, JSON already (so it is not
-   * checked again). The store's revision is the caller's to set.
+   * Take a run of a checkpoint's entries, laid out as this store keeps them,
+   * every key after the last one held (see bulk-load.ts); throws RunError
+   * when they are not. The observer is not told (see `observeWith`), and the
+   * store's revision is the caller's to set.
    */
-  load(key: string, revision: number, value: Uint8Array): void {
-    this.put(key, revision, value, true);
+  loadRun(run: RecordRun): void {
+    loadRun(
+      {
+        spec: this.spec,
+        slots: this.slots,
+        arena: this.arena,
+        table: this.table,
+        orders: this.orders,
+        kindCounts: this.kindCounts,
+        keyAt: this.keyAt,
+        keyOf: (slot) => this.keyOf(slot),
+      },
+      run,
+    );
   }
 
-  private put(key: string, revision: number, value: Uint8Array, valueIsJson: boolean): Change {
+  /** Take a checkpoint's key out of shape (why is read again from the key); throws RunError if it is in shape. */
+  loadOutOfShape(key: string, revision: number): void {
+    if (this.put(key, revision, EMPTY).outOfShape === undefined) throw new RunError(`the key "${key}" listed out of shape is in shape`);
+  }
+
+  /** This store's id of `kind` (a checkpoint's kinds block), given now if it has none. */
+  kindId(kind: string): number {
+    return this.kindCounts.idFor(kind);
+  }
+
+  private put(key: string, revision: number, value: Uint8Array): Change {
     const d = this.spec.decode(key, value, revision);
     if (d.ok) {
       this.removeOutOfShape(key, revision);
@@ -309,12 +339,12 @@ export class ProjectionStore implements StoreView {
         // The new record first: the old one is then dead for any compaction its release sets off.
         const seg = this.slots.seg[slot] as number;
         const bytes = this.recordLength(slot);
-        writeRecord(this.arena, this.slots, this.spec, slot, key, d, value, revision, valueIsJson);
+        writeRecord(this.arena, this.slots, this.spec, slot, key, d, value, revision);
         this.arena.free(seg, bytes);
       } else {
         slot = this.slots.alloc();
         this.slots.hash[slot] = hash;
-        writeRecord(this.arena, this.slots, this.spec, slot, key, d, value, revision, valueIsJson);
+        writeRecord(this.arena, this.slots, this.spec, slot, key, d, value, revision);
         this.table.add(slot, hash);
         this.addToOrders(slot, key, d.fields);
       }
@@ -384,10 +414,6 @@ export class ProjectionStore implements StoreView {
    */
   observeWith(observer: StoreObserver): void {
     this.observer = observer;
-    for (const slot of this.orders.all) {
-      const key = this.keyOf(slot);
-      observer.entryIn(key, this.spec.fieldsOf(key), this.slots.revision[slot] as number, this.slots.jsonLen[slot] as number, 0);
-    }
-    for (const rec of this.oos.values()) observer.outOfShapeIn(rec, true);
+    replayTo(this, observer);
   }
 }

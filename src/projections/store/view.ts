@@ -52,10 +52,16 @@ export interface StoreView {
    * place, so a page is built by copying bytes, with no object per entry.
    */
   keyOf(slot: number): string;
+  /** Set `into` to where a slot's key lies in its record (ASCII bytes; the store's: copy them, never write them). */
+  keyRange<R extends ByteRange>(slot: number, into: R): R;
   /** The length of a slot's key (ASCII: bytes and characters alike). */
   keyLength(slot: number): number;
   /** Code-unit order of `key` against a slot's key, read from its record. */
   compareKey(key: string, slot: number): number;
+  /** The kind of an id `kindOfSlot` gave. */
+  kindName(id: number): string | undefined;
+  /** How many kind ids were given: every id `kindOfSlot` gives is below it. */
+  readonly kindIds: number;
   /** The kind id of a slot's key (-1 where keys name none). */
   kindOfSlot(slot: number): number;
   /** The revision of a slot's entry. */
