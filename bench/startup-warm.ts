@@ -22,12 +22,13 @@ import { CHECKPOINT_BUCKET, objectStreamName } from "mesh-provisioner-client/key
 import { SERVICE_NAME, VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { statsOf } from "mesh-provisioner-client/protocol/stats.js";
 import { startWriter, type WriterResult } from "./background-writer.js";
-import { jsonLine, logTime, spawnService, SYNCED_MSG, type Child } from "./children.js";
+import { jsonLine, logTime, spawnService, STARTING_MSG, SYNCED_MSG, type Child } from "./children.js";
 import { NEEDS_STREAM, nodeCount, percentile } from "./common.js";
 import { jsonBody } from "./measure.js";
 import { askWitnesses } from "./witnesses.js";
 
 const WROTE_MSG = "wrote a checkpoint of the projection";
+const LOADED_MSG = "loaded a checkpoint: the bucket is read from its revision on, and answered once a count proves it";
 /** The holder's final checkpoints at 1M take seconds: its stop is given this long. */
 const HOLDER_STOP_MS = 120_000;
 
@@ -66,6 +67,29 @@ export interface WarmOptions {
 async function syncedIn(child: Child, timeoutMs: number): Promise<number> {
   const at = await child.waitFor("stderr", (l) => logTime(l, SYNCED_MSG), timeoutMs, `the log line "${SYNCED_MSG}"`);
   return at - child.spawnedAt;
+}
+
+/**
+ * Where an instance's start went, from its log: spawn -> its first line (the
+ * process and its modules loaded), -> the needs checkpoint loaded (and that
+ * load's steps: read, unpack, check, load, in ms).
+ */
+async function loadTimeline(child: Child, timeoutMs: number): Promise<string> {
+  const started = child.waitFor("stderr", (l) => logTime(l, STARTING_MSG), timeoutMs, `the log line "${STARTING_MSG}"`);
+  const loaded = child.waitFor(
+    "stderr",
+    (l) => {
+      const o = jsonLine(l);
+      return o?.["msg"] === LOADED_MSG && o["checkpoint"] === "needs" ? { at: logTime(l, LOADED_MSG) ?? 0, steps: o["steps"] } : undefined;
+    },
+    timeoutMs,
+    `the log line "${LOADED_MSG}" of needs`,
+  );
+  const [s, l] = await Promise.all([started, loaded]);
+  const steps = Object.entries((l.steps ?? {}) as Record<string, number>)
+    .map(([k, v]) => `${k} ${v}`)
+    .join(", ");
+  return `started ${s - child.spawnedAt} ms, needs loaded ${l.at - child.spawnedAt} ms (${steps})`;
 }
 
 /** The needs checkpoint's log line of `child`, once written. */
@@ -123,6 +147,7 @@ export async function warmStart(o: WarmOptions): Promise<WarmStart> {
   const revisionBefore = (await (await jetstreamManager(o.nc)).streams.info(NEEDS_STREAM)).state.last_seq;
   const children = [0, 1, 2].map(() => spawnService(o.serverUrl, o.serviceFlags));
   try {
+    const timelines = Promise.all(children.map((c) => loadTimeline(c, o.timeoutMs).catch((err: Error) => err.message)));
     const syncMs = await Promise.all(children.map((c) => syncedIn(c, o.timeoutMs)));
     const from: string[] = [];
     const client = new Svcm(o.nc).client({ strategy: "count", maxMessages: 3, maxWait: 3000 });
@@ -131,6 +156,7 @@ export async function warmStart(o: WarmOptions): Promise<WarmStart> {
       from.push(c?.start === "full" ? `full (${c.reason})` : (c?.start ?? "?"));
     }
     o.log(`start-up from a checkpoint: three instances answering after ${syncMs.join(", ")} ms (needs from: ${from.join(", ")})`);
+    for (const [i, t] of (await timelines).entries()) o.log(`start-up from a checkpoint: instance ${i + 1}: ${t}, answering ${syncMs[i]} ms`);
     const wrong = await askWitnesses(o.nc, o.truth, revisionBefore, o.asks);
     return { syncMs, check: { revisionBefore, asks: o.asks, wrong }, from, writer: await w.stop(), checkpoint, asks };
   } finally {
