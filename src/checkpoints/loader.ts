@@ -87,11 +87,15 @@ export async function seedFromCheckpoint(p: Projection, name: string, deps: Load
   };
   let refusal: Refusal | undefined;
   let opened: OpenedCheckpoint | undefined;
+  let streamNow: Promise<StreamInfo> | undefined;
   try {
     const stored = await deps.objects.read(name);
     step("read");
     if (stored === undefined) refusal = { reason: "missing", detail: "there is no checkpoint" };
     else {
+      // The stream as it is once the checkpoint is read, asked while it unpacks (the unpacking is off the event loop).
+      streamNow = deps.streamInfo(name);
+      streamNow.catch(() => undefined);
       const bytes = await gunzipped(stored);
       step("unpack");
       opened = deps.open(bytes, p.store.spec);
@@ -104,7 +108,7 @@ export async function seedFromCheckpoint(p: Projection, name: string, deps: Load
     refusal =
       recorded === undefined
         ? { reason: "corrupt", detail: "the checkpoint does not name the stream it was taken from" }
-        : refuseCheckpoint(recorded, opened.revision, await deps.streamInfo(name));
+        : refuseCheckpoint(recorded, opened.revision, await (streamNow ?? deps.streamInfo(name)));
     step("check");
   }
   if (refusal === undefined && opened !== undefined) {
