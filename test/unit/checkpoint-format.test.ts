@@ -155,6 +155,9 @@ function tampered(bytes: Buffer, edit: (b: Buffer, recordsAt: number) => void): 
   return b;
 }
 
+/** Where an entries block's columns start: after its type, count, record bytes and layout. */
+const COLUMNS_AT = 10;
+
 /** Where the first entries block starts (after the kinds block the writer puts first). */
 function firstEntries(b: Buffer, at: number): number {
   if (b[at] === 4) {
@@ -190,9 +193,9 @@ describe("a checkpoint that cannot be used is refused with its reason, and nothi
     const b = tampered(bytes, (b, at) => {
       const block = firstEntries(b, at);
       const n = b.readUInt32LE(block + 1);
-      const records = block + 9 + n * 18;
-      const second = records + b.readUInt32LE(block + 9 + 2) + 1;
-      b[second + 8] = 0x21; // the second key now starts with "!", before the first
+      const keyed = b[block + 9] === 1;
+      const records = block + COLUMNS_AT + n * 18;
+      b[records + (keyed ? 0 : 8)] = 0x7e; // the first key now starts with "~", after the second
     });
     refused(b, "corrupt", /not in order/);
   });
@@ -200,7 +203,7 @@ describe("a checkpoint that cannot be used is refused with its reason, and nothi
   test("an entry whose lengths overrun its records is refused", () => {
     const b = tampered(bytes, (b, at) => {
       const block = firstEntries(b, at);
-      b.writeUInt32LE(b.readUInt32LE(block + 9 + 2) + 5, block + 9 + 2);
+      b.writeUInt32LE(b.readUInt32LE(block + COLUMNS_AT + 2) + 5, block + COLUMNS_AT + 2);
     });
     refused(b, "corrupt", /do not add up|do not fit|not in order/);
   });
@@ -208,9 +211,20 @@ describe("a checkpoint that cannot be used is refused with its reason, and nothi
   test("an entry naming a kind no kinds block named is refused", () => {
     const b = tampered(bytes, (b, at) => {
       const block = firstEntries(b, at);
-      b.writeInt32LE(9999, block + 9 + 14);
+      b.writeInt32LE(9999, block + COLUMNS_AT + 14);
     });
     refused(b, "corrupt", /kind id 9999/);
+  });
+
+  test("records written without their heads for a bucket whose keys do not make them (collect) are refused", () => {
+    const store = storeOf(collectSpec, [[`n1.${encodeName("dns")}.a`, "1"]]);
+    const b = tampered(encode(store), (b, at) => {
+      b[firstEntries(b, at) + 9] = 1;
+    });
+    assert.throws(
+      () => decodeStore(b, collectSpec),
+      (err: unknown) => err instanceof CheckpointError && err.reason === "corrupt" && /without the head/.test(err.message),
+    );
   });
 
   test("a key listed out of shape that is in shape is refused", () => {

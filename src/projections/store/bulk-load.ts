@@ -13,6 +13,7 @@ import type { KindCounts } from "./kind-counts.js";
 import type { RecordArena } from "./record-arena.js";
 import type { Slots } from "./slots.js";
 import type { BucketSpec } from "./spec.js";
+import type { KeyBytesHead } from "./entry-head.js";
 
 /** Entries of a checkpoint, as columns and their records back to back (`records[start, end)`). */
 export interface RecordRun {
@@ -22,6 +23,8 @@ export interface RecordRun {
   readonly revision: Float64Array;
   /** The kind id each key names, in the store's own ids (-1: none). */
   readonly kind: Int32Array;
+  /** Set where each record comes as its key then the JSON after its head, which this writes from the key; else records are whole. */
+  readonly keyed?: KeyBytesHead | undefined;
   readonly records: Buffer;
   readonly start: number;
   readonly end: number;
@@ -75,43 +78,78 @@ function leadLength(buf: Buffer, at: number, len: number): number {
  */
 export function loadRun(t: LoadTarget, run: RecordRun): void {
   if (t.spec.head === undefined) throw new ProvisionerError("INTERNAL", `the ${t.spec.what} store keeps the key before its JSON: it is not loaded in bulk`);
-  const { slots, arena, keyAt } = t;
   const placed = new Int32Array(run.n);
+  const end = run.keyed === undefined ? placeWhole(t, run, placed) : placeKeyed(t, run, run.keyed, placed);
+  if (end !== run.end) throw new RunError("the records do not add up to the run's bytes");
+  indexRun(t, run, placed);
+}
+
+/** A slot for entry `i` of `run` with a record of `bytes` reserved in the arena (`seg`, `off` in its columns), the rest of its columns set. */
+function place(t: LoadTarget, run: RecordRun, i: number, bytes: number): number {
+  const { slots } = t;
+  const slot = slots.alloc();
+  const p = t.arena.reserve(slot, bytes);
+  slots.seg[slot] = p.seg;
+  slots.off[slot] = p.off;
+  slots.keyLen[slot] = run.keyLen[i] as number;
+  slots.jsonLen[slot] = run.jsonLen[i] as number;
+  slots.revision[slot] = run.revision[i] as number;
+  slots.kind[slot] = run.kind[i] as number;
+  return slot;
+}
+
+/** Whole records, copied a segment's run at a time; returns where they end. */
+function placeWhole(t: LoadTarget, run: RecordRun, placed: Int32Array): number {
+  const segs = t.arena.segs;
   let at = run.start;
   // Records are reserved one by one (the arena starts a segment when one is full) and copied a segment's run at a time.
   let copyFrom = at;
   let copySeg = -1;
   let copyTo = 0;
   let copyEnd = 0;
-  const flush = (): void => {
-    if (copySeg >= 0) run.records.copy(arena.segs[copySeg] as Buffer, copyTo, copyFrom, at);
-  };
   for (let i = 0; i < run.n; i++) {
     const keyLen = run.keyLen[i] as number;
     const jsonLen = run.jsonLen[i] as number;
     const bytes = jsonLen + 1;
-    if (keyLen < 1 || keyAt + keyLen >= jsonLen || at + bytes > run.end) throw new RunError("an entry's lengths do not fit its record");
-    const slot = slots.alloc();
-    const p = arena.reserve(slot, bytes);
-    if (p.seg !== copySeg || p.off !== copyEnd) {
-      flush();
-      copySeg = p.seg;
-      copyTo = p.off;
+    if (keyLen < 1 || t.keyAt + keyLen >= jsonLen || at + bytes > run.end) throw new RunError("an entry's lengths do not fit its record");
+    const slot = place(t, run, i, bytes);
+    const seg = t.slots.seg[slot] as number;
+    const off = t.slots.off[slot] as number;
+    if (seg !== copySeg || off !== copyEnd) {
+      if (copySeg >= 0) run.records.copy(segs[copySeg] as Buffer, copyTo, copyFrom, at);
+      copySeg = seg;
+      copyTo = off;
       copyFrom = at;
     }
-    copyEnd = p.off + bytes;
+    copyEnd = off + bytes;
     at += bytes;
-    slots.seg[slot] = p.seg;
-    slots.off[slot] = p.off;
-    slots.keyLen[slot] = keyLen;
-    slots.jsonLen[slot] = jsonLen;
-    slots.revision[slot] = run.revision[i] as number;
-    slots.kind[slot] = run.kind[i] as number;
     placed[i] = slot;
   }
-  flush();
-  if (at !== run.end) throw new RunError("the records do not add up to the run's bytes");
-  indexRun(t, run, placed);
+  if (copySeg >= 0) run.records.copy(segs[copySeg] as Buffer, copyTo, copyFrom, at);
+  return at;
+}
+
+/** Records as a key then the JSON after the head: the head written from the key, the rest copied; returns where they end. */
+function placeKeyed(t: LoadTarget, run: RecordRun, keyed: KeyBytesHead, placed: Int32Array): number {
+  const { records } = run;
+  let at = run.start;
+  for (let i = 0; i < run.n; i++) {
+    const keyLen = run.keyLen[i] as number;
+    const jsonLen = run.jsonLen[i] as number;
+    const head = keyed.lengthFor(keyLen);
+    // The key, then the JSON after its head, then a comma.
+    const rest = jsonLen - head + 1;
+    if (keyLen < 1 || rest < 2 || at + keyLen + rest > run.end) throw new RunError("an entry's lengths do not fit its record");
+    const slot = place(t, run, i, jsonLen + 1);
+    const seg = t.arena.segs[t.slots.seg[slot] as number] as Buffer;
+    const off = t.slots.off[slot] as number;
+    keyed.writeFromKey(seg, off, records, at, keyLen);
+    at += keyLen;
+    records.copy(seg, off + head, at, at + rest);
+    at += rest;
+    placed[i] = slot;
+  }
+  return at;
 }
 
 /** Hash, order, count and index the slots just placed. */

@@ -14,6 +14,16 @@ export interface EntryHead {
   bytes(key: string, fields: Readonly<Record<string, string>>): number;
   /** Write it at `at` (room checked by the caller); returns the bytes written, the same as `bytes()`. */
   write(buf: Buffer, at: number, key: string, fields: Readonly<Record<string, string>>): number;
+  /** Where the key's bytes alone make the head: how (a checkpoint then keeps the key, not the head). */
+  readonly fromKey?: KeyBytesHead;
+}
+
+/** A head made from its key's bytes, with no string and no parse. */
+export interface KeyBytesHead {
+  /** The head's length for a key of `keyLength` bytes. */
+  lengthFor(keyLength: number): number;
+  /** Write the head of the key at `src[keyAt, keyAt + keyLength)` at `at` (room checked by the caller); returns `lengthFor(keyLength)`. */
+  writeFromKey(buf: Uint8Array, at: number, src: Uint8Array, keyAt: number, keyLength: number): number;
 }
 
 const KEY_OPEN = Buffer.from('{"key":"', "latin1");
@@ -23,7 +33,8 @@ const DOT = 0x2e;
  * The head of a bucket whose keys are dot-separated plain tokens (ASCII, never
  * escaped in JSON), each the field of the same rank in `fields`.
  */
-export class TokenHead implements EntryHead {
+export class TokenHead implements EntryHead, KeyBytesHead {
+  readonly fromKey: KeyBytesHead = this;
   /** `","<field>":"` before each field's token, then `","value":` after the last: one run of bytes, */
   private readonly joins: Buffer;
   /** and where each join ends in it. */
@@ -40,7 +51,11 @@ export class TokenHead implements EntryHead {
 
   /** The key, then its tokens without their dots: twice the key less the dots. */
   bytes(key: string): number {
-    return this.fixed + 2 * key.length - (this.fields.length - 1);
+    return this.lengthFor(key.length);
+  }
+
+  lengthFor(keyLength: number): number {
+    return this.fixed + 2 * keyLength - (this.fields.length - 1);
   }
 
   /** One pass over the key's characters for the key, one for its tokens; no call per token. */
@@ -59,6 +74,26 @@ export class TokenHead implements EntryHead {
       while (j < end) buf[at++] = joins[j++] as number;
       if (f === last) break;
       for (let c: number; k < length && (c = key.charCodeAt(k++)) !== DOT;) buf[at++] = c;
+    }
+    return at - start;
+  }
+
+  /** `write`, from the key's bytes. */
+  writeFromKey(buf: Uint8Array, at: number, src: Uint8Array, keyAt: number, keyLength: number): number {
+    const start = at;
+    for (let i = 0; i < KEY_OPEN.length; i++) buf[at++] = KEY_OPEN[i] as number;
+    const keyEnd = keyAt + keyLength;
+    for (let i = keyAt; i < keyEnd; i++) buf[at++] = src[i] as number;
+    const joins = this.joins;
+    const ends = this.joinEnds;
+    const last = ends.length - 1;
+    let j = 0;
+    let k = keyAt;
+    for (let f = 0; ; f++) {
+      const end = ends[f] as number;
+      while (j < end) buf[at++] = joins[j++] as number;
+      if (f === last) break;
+      for (let c: number; k < keyEnd && (c = src[k++] as number) !== DOT;) buf[at++] = c;
     }
     return at - start;
   }

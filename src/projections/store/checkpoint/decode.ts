@@ -16,6 +16,7 @@ import {
   corrupt,
   DIGEST,
   ENTRIES,
+  KEYED,
   KINDS,
   MAGIC,
   MARKER,
@@ -23,6 +24,7 @@ import {
   PREAMBLE,
   TRAILER,
   TRAILER_BYTES,
+  WHOLE,
   type CheckpointMeta,
   type Header,
 } from "./format.js";
@@ -137,10 +139,14 @@ function readRecords(b: Buffer, from: number, to: number, store: ProjectionStore
       at += 4;
       for (let i = 0; i < n; i++) kinds.push(store.kindId(readKey()));
     } else if (type === ENTRIES) {
-      need(8);
+      need(9);
       const n = b.readUInt32LE(at);
       const recordBytes = b.readUInt32LE(at + 4);
-      at += 8;
+      const layout = b[at + 8] as number;
+      at += 9;
+      if (layout !== WHOLE && layout !== KEYED) throw corrupt(`an entries block of an unknown layout ${layout}`);
+      const keyed = layout === KEYED ? store.spec.head?.fromKey : undefined;
+      if (layout === KEYED && keyed === undefined) throw corrupt(`its ${store.spec.what} records are written without the head their keys do not make`);
       need(n * COLUMNS + recordBytes);
       cols.fit(n);
       for (let i = 0; i < n; i++, at += COLUMNS) {
@@ -153,7 +159,17 @@ function readRecords(b: Buffer, from: number, to: number, store: ProjectionStore
         if (kind < -1 || kind >= kinds.length) throw corrupt(`an entry names a kind id ${kind} no kinds block named`);
         cols.kind[i] = kind < 0 ? -1 : (kinds[kind] as number);
       }
-      const run = { n, keyLen: cols.keyLen, jsonLen: cols.jsonLen, revision: cols.revision, kind: cols.kind, records: b, start: at, end: at + recordBytes };
+      const run = {
+        n,
+        keyLen: cols.keyLen,
+        jsonLen: cols.jsonLen,
+        revision: cols.revision,
+        kind: cols.kind,
+        keyed,
+        records: b,
+        start: at,
+        end: at + recordBytes,
+      };
       store.loadRun(run);
       at += recordBytes;
       counts.entries += n;

@@ -13,16 +13,20 @@
 import { createHash, type Hash } from "node:crypto";
 import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 import type { StoreView } from "../view.js";
+import type { KeyBytesHead } from "../entry-head.js";
 import {
+  BLOCK_HEAD,
   CHECKPOINT_FORMAT_VERSION,
   COLUMNS,
   ENTRIES,
+  KEYED,
   KINDS,
   MAGIC,
   MARKER,
   OUT_OF_SHAPE,
   PREAMBLE,
   TRAILER,
+  WHOLE,
   type CheckpointMeta,
   type Encoder,
   type Header,
@@ -126,20 +130,25 @@ export class CheckpointEncoder implements Encoder {
 
   /** The kinds named since the last kinds block, then an entries block of `n` slots. */
   private block(n: number): void {
-    const { store, out, slots, range } = this;
+    const { store, out, slots } = this;
     if (store.kindIds > this.kindsNamed) {
-      out.room(5);
-      out.buf[out.at++] = KINDS;
+      out.type(KINDS);
       out.u32(store.kindIds - this.kindsNamed);
       for (; this.kindsNamed < store.kindIds; this.kindsNamed++) out.key(store.kindName(this.kindsNamed) ?? "");
     }
+    const keyed = store.spec.head?.fromKey;
     let recordBytes = 0;
-    for (let i = 0; i < n; i++) recordBytes += store.jsonBytes(slots[i] as number) + 1;
-    out.room(9 + n * COLUMNS + recordBytes);
+    for (let i = 0; i < n; i++) {
+      const slot = slots[i] as number;
+      recordBytes += store.jsonBytes(slot) + 1;
+      if (keyed !== undefined) recordBytes += store.keyLength(slot) - keyed.lengthFor(store.keyLength(slot));
+    }
+    out.room(BLOCK_HEAD + n * COLUMNS + recordBytes);
     const b = out.buf;
     b[out.at++] = ENTRIES;
     out.at = b.writeUInt32LE(n, out.at);
     out.at = b.writeUInt32LE(recordBytes, out.at);
+    b[out.at++] = keyed === undefined ? WHOLE : KEYED;
     for (let i = 0; i < n; i++) {
       const slot = slots[i] as number;
       out.at = b.writeUInt16LE(store.keyLength(slot), out.at);
@@ -147,7 +156,31 @@ export class CheckpointEncoder implements Encoder {
       out.at = b.writeDoubleLE(store.revisionOf(slot), out.at);
       out.at = b.writeInt32LE(store.kindOfSlot(slot), out.at);
     }
-    // Records that follow each other in the arena are copied as one run.
+    if (keyed !== undefined) this.keyedRecords(n, keyed);
+    else this.wholeRecords(n);
+    this.after = store.keyOf(slots[n - 1] as number);
+  }
+
+  /** Each record as its key, then its JSON after the head and the comma. */
+  private keyedRecords(n: number, keyed: KeyBytesHead): void {
+    const { store, out, slots, range } = this;
+    const b = out.buf;
+    for (let i = 0; i < n; i++) {
+      const slot = slots[i] as number;
+      store.keyRange(slot, range);
+      out.at += range.buf.copy(b, out.at, range.start, range.end);
+      const keyLength = range.end - range.start;
+      store.jsonRange(slot, range);
+      const from = range.start + keyed.lengthFor(keyLength);
+      const to = range.end + 1;
+      out.at += range.buf.copy(b, out.at, from, to);
+    }
+  }
+
+  /** Each record whole: those that follow each other in the arena are copied as one run. */
+  private wholeRecords(n: number): void {
+    const { store, out, slots, range } = this;
+    const b = out.buf;
     let from = -1;
     let to = -1;
     let src: Buffer | undefined;
@@ -161,7 +194,6 @@ export class CheckpointEncoder implements Encoder {
       to = range.end + 1;
     }
     if (src !== undefined) out.at += src.copy(b, out.at, from, to);
-    this.after = store.keyOf(slots[n - 1] as number);
   }
 
   private rest(): void {

@@ -4,7 +4,7 @@
  *
  *   "MPCK" | format version u32 | header length u32 | header (JSON)
  *   blocks:  4 kinds   | count u32 | count x (name length u16 | name)
- *            1 entries | count u32 | record bytes u32
+ *            1 entries | count u32 | record bytes u32 | layout u8
  *                      | count x (key length u16 | JSON length u32 | revision f64 | kind id i32)
  *                      | the records, back to back
  *            2 out of shape | key length u16 | key | revision f64
@@ -13,7 +13,10 @@
  *
  * Numbers are little-endian. An entry's record is the store's own (its JSON
  * as answered, then a comma; see ../store.ts), so a start copies records
- * into its arena as they are (../bulk-load.ts). A kind id is the writer's: a kinds
+ * into its arena as they are (../bulk-load.ts): whole (layout 0), or, where
+ * the key alone makes the head `{"key":…,<fields>,"value":` (needs, applied:
+ * `EntryHead.fromKey`), as the key then the rest of the record after its
+ * head (layout 1), and the start writes the head again from the key. A kind id is the writer's: a kinds
  * block names the ids from the count named before it on, ahead of the
  * first entries that use them. The format version changes with the store's
  * record layout and with the key shapes: its entries are records of keys
@@ -57,6 +60,11 @@ export const ENTRIES = 1;
 export const OUT_OF_SHAPE = 2;
 export const MARKER = 3;
 export const KINDS = 4;
+/** An entries block's records: each whole, or its key then its JSON after the head. */
+export const WHOLE = 0;
+export const KEYED = 1;
+/** An entries block's own bytes before its columns: type, count, record bytes, layout. */
+export const BLOCK_HEAD = 1 + 4 + 4 + 1;
 /** An entry's columns: key length u16, JSON length u32, revision f64, kind id i32. */
 export const COLUMNS = 2 + 4 + 8 + 4;
 export const TRAILER = 0xff;
