@@ -1,10 +1,12 @@
 /**
  * A run of a checkpoint's entries taken into a store at once (pure): the
- * records come laid out as the store keeps them, in key order, so they are
- * copied into the arena a segment at a time and the key order is built by
- * appending, with no key string, no parse and no JSON written per entry.
- * What is made per entry is numbers in typed arrays: the slot's columns, its
- * hash (read from the key's bytes) and its place in the key table.
+ * records come laid out as the store keeps them, in key order, so whole ones
+ * are copied into the arena a segment's run at a time (keyed ones get their
+ * head written from the key's bytes, then the rest copied), and the key
+ * order is built by appending, with no key string, no parse and no JSON
+ * built per entry. What is made per entry is numbers in typed arrays: the
+ * slot's columns, its hash (read from the key's bytes) and its place in the
+ * key table.
  */
 import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 import { hashKeyBytes, type KeyTable } from "./key-table.js";
