@@ -86,6 +86,18 @@ describe("a checkpoint written and read back", () => {
     assert.equal(back.revision, rev);
   });
 
+  test("applied entries, written without their heads, come back byte for byte", () => {
+    const store = storeOf(appliedSpec, [
+      ["n1.web", '{"at":"2026-12-04"}'],
+      ["n1.api", "plain text"],
+      ["n22.dns-cache", "{}"],
+      ["n3.x", null],
+    ]);
+    const back = decodeStore(encode(store, 2), appliedSpec).store;
+    assert.deepEqual(content(back), content(store));
+    assert.equal(back.get("n1.api")?.json, '{"key":"n1.api","node":"n1","module":"api","value":"plain text","revision":2}');
+  });
+
   test("a collect store keeps its collection and contributor indexes", () => {
     const puts: [string, string][] = [];
     for (let n = 0; n < 12; n++) for (const c of ["dns servers", "peers"]) puts.push([`n${n}.${encodeName(c)}.c${n % 4}`, String(n)]);
