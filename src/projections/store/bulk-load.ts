@@ -16,6 +16,7 @@ import type { RecordArena } from "./record-arena.js";
 import type { Slots } from "./slots.js";
 import type { BucketSpec } from "./spec.js";
 import type { KeyBytesHead } from "./entry-head.js";
+import { sameBytes, tokensLength } from "./key-bytes.js";
 
 /** Entries of a checkpoint, as columns and their records back to back (`records[start, end)`). */
 export interface RecordRun {
@@ -50,8 +51,6 @@ export class RunError extends Error {
   override readonly name = "RunError";
 }
 
-const DOT = 0x2e;
-
 /** Whether the key at `a` sorts strictly before the key at `b` (bytes, as code units of ASCII keys). */
 function before(buf: Buffer, a: number, aLen: number, bBuf: Buffer, b: number, bLen: number): boolean {
   const l = aLen < bLen ? aLen : bLen;
@@ -60,17 +59,6 @@ function before(buf: Buffer, a: number, aLen: number, bBuf: Buffer, b: number, b
     if (d !== 0) return d < 0;
   }
   return aLen < bLen;
-}
-
-function sameBytes(a: Buffer, aAt: number, b: Buffer, bAt: number, len: number): boolean {
-  for (let k = 0; k < len; k++) if (a[aAt + k] !== b[bAt + k]) return false;
-  return true;
-}
-
-/** The length of a key's first token (the leading field's value). */
-function leadLength(buf: Buffer, at: number, len: number): number {
-  for (let k = 0; k < len; k++) if (buf[at + k] === DOT) return k;
-  return len;
 }
 
 /**
@@ -181,7 +169,8 @@ function indexRun(t: LoadTarget, run: RecordRun, placed: Int32Array): void {
     const kind = slots.kind[slot] as number;
     if (kind >= 0) kindCounts.addId(kind);
     if (leading) {
-      const l = leadLength(buf, at, len);
+      // The leading field is the key's first token.
+      const l = tokensLength(buf, at, len, 1);
       if (leadBuf === undefined || l !== leadLen || !sameBytes(buf, at, leadBuf, leadAt, l)) {
         flushLead();
         leadBuf = buf;

@@ -8,6 +8,7 @@
  * cost a concatenated string, its flattening and its encoding per entry, on
  * the first sync's clock (docs/benchmarks.md, "Start cost").
  */
+import { DOT } from "./key-bytes.js";
 
 export interface EntryHead {
   /** Its length in bytes for an entry whose key is in shape (`fields` read from it). */
@@ -27,7 +28,6 @@ export interface KeyBytesHead {
 }
 
 const KEY_OPEN = Buffer.from('{"key":"', "latin1");
-const DOT = 0x2e;
 
 /**
  * The head of a bucket whose keys are dot-separated plain tokens (ASCII, never

@@ -24,7 +24,7 @@ export interface Order<T> {
 export const LEAF = 512;
 
 /** Items per leaf when a run is appended whole: a quarter of each leaf left for the keys inserted later. */
-export const FILL = LEAF - (LEAF >>> 2);
+const FILL = LEAF - (LEAF >>> 2);
 
 /** A neighbour takes items from a full leaf only when it has at least this much room (it takes half of it). */
 const MIN_SHARE = LEAF >>> 2;

@@ -8,24 +8,9 @@
  */
 import type { StoreObserver } from "./entry.js";
 import type { ByteRange, StoreView } from "./view.js";
+import { sameBytes, tokensLength } from "./key-bytes.js";
 
-const DOT = 0x2e;
 const SLOTS = 1024;
-
-/** The length of the key's first `tokens` tokens (the whole key when it has no more). */
-function countedLength(r: ByteRange, tokens: number): number {
-  let dots = 0;
-  for (let i = r.start; i < r.end; i++) if (r.buf[i] === DOT && ++dots === tokens) return i - r.start;
-  return r.end - r.start;
-}
-
-function sameBytes(a: ByteRange, aLen: number, b: ByteRange, bLen: number): boolean {
-  if (aLen !== bLen) return false;
-  const { buf: x, start: i } = a;
-  const { buf: y, start: j } = b;
-  for (let k = 0; k < aLen; k++) if (x[i + k] !== y[j + k]) return false;
-  return true;
-}
 
 export function replayTo(store: StoreView, observer: StoreObserver): void {
   const tokens = store.spec.countedTokens ?? Number.POSITIVE_INFINITY;
@@ -46,8 +31,8 @@ export function replayTo(store: StoreView, observer: StoreObserver): void {
     for (let i = 0; i < n; i++) {
       const slot = slots[i] as number;
       store.keyRange(slot, key);
-      const len = countedLength(key, tokens);
-      if (first < 0 || !sameBytes(key, len, group, groupLen)) {
+      const len = tokensLength(key.buf, key.start, key.end - key.start, tokens);
+      if (first < 0 || len !== groupLen || !sameBytes(key.buf, key.start, group.buf, group.start, len)) {
         tell();
         // The ranges swap: `group` keeps the run's first key while `key` is read again.
         [group, key] = [key, group];
