@@ -1,27 +1,33 @@
 /**
  * A start from a checkpoint (I/O: the object store, the stream's state).
  *
- * For each node bucket, the newest checkpoint is read, decoded and checked
- * against the stream as it is now (`refuseCheckpoint`); one that passes
- * seeds the projection, whose watch then reads the bucket from the
- * checkpoint's revision + 1, and whose first sync waits for the count
- * (`prove.ts`). Anything else means the bucket is read whole, as without a
- * checkpoint: logged in one line that says why and what to do, and counted.
+ * For each node bucket, the newest checkpoint is read as it arrives: its
+ * chunks are unpacked as they come (gunzip, in libuv's thread pool) and
+ * decoded as they are unpacked, so reading, unpacking and loading overlap
+ * and no buffer the size of the checkpoint is ever made. Its header is
+ * checked against the stream as it is now (`refuseCheckpoint`) before any
+ * record is loaded; its records go into a store of their own, which seeds
+ * the projection only once the last byte is in and every check has passed:
+ * gzip's CRC-32 of each member, the object's digest, the trailer's counts.
+ * The projection's watch then reads the bucket from the checkpoint's
+ * revision + 1, and its first sync waits for the count (`prove.ts`).
+ * Anything else means the bucket is read whole, as without a checkpoint:
+ * logged in one line that says why and what to do, and counted.
  */
-import { promisify } from "node:util";
-import { gunzip as zlibGunzip } from "node:zlib";
+import { once } from "node:events";
+import { createGunzip } from "node:zlib";
 import type { StreamInfo } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
 import type { Projection } from "../projections/projection.js";
 import type { BucketSpec } from "../projections/store/spec.js";
 import { CheckpointError } from "../projections/store/checkpoint/format.js";
 import type { OpenedCheckpoint } from "../projections/store/checkpoint/decode.js";
-import type { CheckpointObjects } from "./objects.js";
+import type { CheckpointObjects, StoredCheckpoint } from "./objects.js";
 import { asStreamIdentity, refuseCheckpoint, type FallbackReason, type Refusal } from "./stream-identity.js";
 import type { CheckpointTally } from "./tally.js";
 
-/** Checks a checkpoint's bytes for `spec`, ready to load; throws an error whose `reason` is a fallback reason when they cannot be used. */
-export type CheckpointOpener = (bytes: Uint8Array, spec: BucketSpec) => OpenedCheckpoint;
+/** Reads a checkpoint's header for `spec`, ready to load the rest; rejects with an error whose `reason` is a fallback reason when it cannot be used. */
+export type CheckpointOpener = (chunks: AsyncIterable<Uint8Array>, spec: BucketSpec) => Promise<OpenedCheckpoint>;
 
 export interface LoadDeps {
   readonly objects: CheckpointObjects;
@@ -47,8 +53,6 @@ const ADVICE: Record<FallbackReason, string> = {
   count: "a key deleted since the checkpoint had its delete removed from the stream (a purge); reading the bucket whole is what is right",
 };
 
-const gunzip = promisify(zlibGunzip);
-
 /**
  * zlib's output chunk: each is a round trip between libuv's thread pool and
  * the event loop, so a checkpoint of a hundred MiB or more is unpacked in
@@ -56,18 +60,51 @@ const gunzip = promisify(zlibGunzip);
  */
 const UNPACK_CHUNK_BYTES = 1 << 20;
 
-/** A checkpoint as the writer gzipped it, unpacked in libuv's thread pool; a gzip error is a corrupt checkpoint. */
-async function gunzipped(stored: Uint8Array): Promise<Uint8Array> {
+/** The stored bytes failed (not their unpacking): the checkpoint is unreadable, not corrupt. */
+class StoredError extends Error {
+  override readonly name = "StoredError";
+}
+
+/**
+ * A checkpoint's stored chunks unpacked as they arrive (gzip, a member per
+ * slice as the writer stored them); a gzip error is a corrupt checkpoint,
+ * an error of the stored chunks a StoredError. A consumer that stops early
+ * stops the reading too.
+ */
+async function* unpacked(stored: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+  const gz = createGunzip({ chunkSize: UNPACK_CHUNK_BYTES });
+  const stop = new AbortController();
+  let storedErr: Error | undefined;
+  // Feeds the stored chunks in; gz ends only after the last one, and so after the object's digest has passed.
+  void (async () => {
+    try {
+      for await (const chunk of stored) {
+        if (stop.signal.aborted) return;
+        if (!gz.write(chunk)) await once(gz, "drain", { signal: stop.signal });
+      }
+      gz.end();
+    } catch (err) {
+      if (stop.signal.aborted) return;
+      storedErr = new StoredError((err as Error).message);
+      gz.destroy(storedErr);
+    }
+  })();
   try {
-    return await gunzip(stored, { chunkSize: UNPACK_CHUNK_BYTES });
+    for await (const out of gz) yield out as Uint8Array;
   } catch (err) {
+    if (storedErr !== undefined) throw storedErr;
     throw new CheckpointError("corrupt", `the checkpoint does not unpack: ${(err as Error).message}`);
+  } finally {
+    stop.abort();
+    gz.destroy();
   }
 }
 
-function reasonOf(err: unknown): FallbackReason {
+function refusalOf(err: unknown): Refusal {
+  if (err instanceof CheckpointError) return { reason: err.reason, detail: err.message };
+  if (err instanceof StoredError) return { reason: "unreadable", detail: err.message };
   const r = (err as { reason?: unknown })?.reason;
-  return r === "format-version" || r === "foreign" ? r : "corrupt";
+  return { reason: r === "format-version" || r === "foreign" ? r : "corrupt", detail: (err as Error).message };
 }
 
 /**
@@ -77,8 +114,8 @@ function reasonOf(err: unknown): FallbackReason {
  */
 export async function seedFromCheckpoint(p: Projection, name: string, deps: LoadDeps): Promise<Refusal | undefined> {
   const t0 = deps.now();
-  /** How long each step took (ms), for the log line. */
-  const steps = { read: 0, unpack: 0, check: 0, load: 0 };
+  /** How long each step took (ms), for the log line: the header in, the stream compared, the rest read and loaded. */
+  const steps = { open: 0, check: 0, load: 0 };
   let at = t0;
   const step = (which: keyof typeof steps): void => {
     const t = deps.now();
@@ -87,37 +124,39 @@ export async function seedFromCheckpoint(p: Projection, name: string, deps: Load
   };
   let refusal: Refusal | undefined;
   let opened: OpenedCheckpoint | undefined;
-  let streamNow: Promise<StreamInfo> | undefined;
+  let stored: StoredCheckpoint | undefined;
   try {
-    const stored = await deps.objects.read(name);
-    step("read");
-    if (stored === undefined) refusal = { reason: "missing", detail: "there is no checkpoint" };
-    else {
-      // The stream as it is once the checkpoint is read, asked while it unpacks (the unpacking is off the event loop).
-      streamNow = deps.streamInfo(name);
-      streamNow.catch(() => undefined);
-      const bytes = await gunzipped(stored);
-      step("unpack");
-      opened = deps.open(bytes, p.store.spec);
-    }
+    stored = await deps.objects.read(name);
   } catch (err) {
-    refusal = err instanceof CheckpointError ? { reason: reasonOf(err), detail: err.message } : { reason: "unreadable", detail: (err as Error).message };
+    refusal = { reason: "unreadable", detail: (err as Error).message };
   }
-  if (opened !== undefined) {
-    const recorded = asStreamIdentity(opened.stream);
-    refusal =
-      recorded === undefined
-        ? { reason: "corrupt", detail: "the checkpoint does not name the stream it was taken from" }
-        : refuseCheckpoint(recorded, opened.revision, await (streamNow ?? deps.streamInfo(name)));
-    step("check");
-  }
-  if (refusal === undefined && opened !== undefined) {
-    try {
-      p.seedFrom((store) => (opened as OpenedCheckpoint).loadInto(store));
-      step("load");
-    } catch (err) {
-      refusal = { reason: reasonOf(err), detail: (err as Error).message };
+  if (refusal === undefined && stored === undefined) refusal = { reason: "missing", detail: "there is no checkpoint" };
+  const bytes = stored === undefined ? undefined : unpacked(stored.chunks);
+  try {
+    if (bytes !== undefined && refusal === undefined) {
+      try {
+        // The stream as it is now the checkpoint's object is found, asked while its header arrives.
+        const streamNow = deps.streamInfo(name);
+        streamNow.catch(() => undefined);
+        opened = await deps.open(bytes, p.store.spec);
+        step("open");
+        const recorded = asStreamIdentity(opened.stream);
+        refusal =
+          recorded === undefined
+            ? { reason: "corrupt", detail: "the checkpoint does not name the stream it was taken from" }
+            : refuseCheckpoint(recorded, opened.revision, await streamNow);
+        step("check");
+        if (refusal === undefined) {
+          await p.seedFrom((store) => (opened as OpenedCheckpoint).loadInto(store));
+          step("load");
+        }
+      } catch (err) {
+        refusal = refusalOf(err);
+      }
     }
+  } finally {
+    // A checkpoint refused before its end is not read further.
+    await bytes?.return(undefined);
   }
   if (refusal !== undefined || opened === undefined) {
     const why = refusal ?? { reason: "corrupt" as const, detail: "nothing decoded" };
@@ -126,7 +165,15 @@ export async function seedFromCheckpoint(p: Projection, name: string, deps: Load
   }
   deps.tally.loading(name, opened.revision);
   deps.log.info(
-    { checkpoint: name, revision: opened.revision, entries: p.store.size, writtenAt: new Date(opened.writtenAt).toISOString(), ms: deps.now() - t0, steps },
+    {
+      checkpoint: name,
+      revision: opened.revision,
+      entries: p.store.size,
+      bytes: stored?.size,
+      writtenAt: new Date(opened.writtenAt).toISOString(),
+      ms: deps.now() - t0,
+      steps,
+    },
     "loaded a checkpoint: the bucket is read from its revision on, and answered once a count proves it",
   );
   return undefined;

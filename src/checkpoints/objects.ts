@@ -15,9 +15,20 @@ import { CHECKPOINT_BUCKET } from "mesh-provisioner-client/keys";
 import type { Logger } from "../log.js";
 import { Failure } from "../failure.js";
 
+/** A checkpoint's stored bytes, as they arrive. */
+export interface StoredCheckpoint {
+  /** The object's size in bytes. */
+  readonly size: number;
+  /**
+   * Its chunks, each once; the iteration throws when they stop coming or,
+   * at the end, when they do not match the object's digest. Read once.
+   */
+  readonly chunks: AsyncIterable<Uint8Array>;
+}
+
 export interface CheckpointObjects {
-  /** The newest checkpoint of `name`, whole, or undefined when there is none. Rejects when it cannot be read. */
-  read(name: string): Promise<Uint8Array | undefined>;
+  /** The newest checkpoint of `name`, or undefined when there is none. Rejects when it cannot be read. */
+  read(name: string): Promise<StoredCheckpoint | undefined>;
   /** Put `chunks` as the new checkpoint of `name`; `description` is shown by `nats object ls`. Returns the bytes written. */
   write(name: string, description: string, chunks: ReadableStream<Uint8Array>): Promise<number>;
   /** The newest checkpoint's description, or undefined. */
@@ -38,26 +49,29 @@ export interface ObjectsOptions {
  */
 export const READ_IDLE_MS = 5_000;
 
-/** Every chunk of an object, checked against its digest by the client; rejects when the chunks stop coming. */
-async function readWhole(got: ObjectResult, idleMs: number): Promise<Uint8Array> {
+/** Every chunk of an object, checked against its digest by the client at the end; throws when the chunks stop coming. */
+async function* chunksOf(got: ObjectResult, idleMs: number): AsyncGenerator<Uint8Array> {
   const reader = got.data.getReader();
-  const parts: Uint8Array[] = [];
   let size = 0;
-  for (;;) {
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    const idle = new Promise<"idle">((r) => (timer = setTimeout(() => r("idle"), idleMs)));
-    const next = await Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
-    if (next === "idle") {
-      await reader.cancel().catch(() => undefined);
-      throw new Failure("BUCKET", `the checkpoint ${got.info.name} stopped arriving after ${size} of ${got.info.size} bytes (replaced while it was read?)`);
+  let whole = false;
+  try {
+    for (;;) {
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const idle = new Promise<"idle">((r) => (timer = setTimeout(() => r("idle"), idleMs)));
+      const next = await Promise.race([reader.read(), idle]).finally(() => clearTimeout(timer));
+      if (next === "idle")
+        throw new Failure("BUCKET", `the checkpoint ${got.info.name} stopped arriving after ${size} of ${got.info.size} bytes (replaced while it was read?)`);
+      if (next.done) break;
+      size += next.value.length;
+      yield next.value;
     }
-    if (next.done) break;
-    parts.push(next.value);
-    size += next.value.length;
+    whole = true;
+  } finally {
+    // A reader that stops early (or chunks that stopped coming) leaves the rest unread.
+    if (!whole) await reader.cancel().catch(() => undefined);
   }
   const err = await got.error;
   if (err) throw err;
-  return Buffer.concat(parts, size);
 }
 
 /** Open (or create) the checkpoints' bucket; undefined, with a warning a person can act on, when it cannot be. */
@@ -84,7 +98,7 @@ export async function openCheckpointObjects(js: JetStreamClient, opts: ObjectsOp
     async read(name) {
       const got = await os.get(name);
       if (got === null) return undefined;
-      return readWhole(got, opts.idleMs ?? READ_IDLE_MS);
+      return { size: got.info.size, chunks: chunksOf(got, opts.idleMs ?? READ_IDLE_MS) };
     },
     async write(name, description, chunks) {
       const info = await os.put({ name, description }, chunks);

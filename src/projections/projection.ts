@@ -102,13 +102,17 @@ export class Projection {
    * Start from a checkpoint (before the watch is connected): `fill` loads it
    * into a new store, which then takes the place of this projection's and
    * is told to the observer whole; the watch then reads the bucket from its
-   * revision + 1. When `fill` throws, nothing changes.
+   * revision + 1. When `fill` rejects, nothing changes.
    */
-  seedFrom(fill: (store: ProjectionStore) => void): void {
-    if (this.sub !== undefined || this.writable.size > 0)
-      throw new ProvisionerError("INTERNAL", `the ${this.what} projection can take a checkpoint only before its watch starts`);
+  async seedFrom(fill: (store: ProjectionStore) => Promise<void>): Promise<void> {
+    const unwatched = (): void => {
+      if (this.sub !== undefined || this.writable.size > 0)
+        throw new ProvisionerError("INTERNAL", `the ${this.what} projection can take a checkpoint only before its watch starts`);
+    };
+    unwatched();
     const next = new ProjectionStore(this.writable.spec);
-    fill(next);
+    await fill(next);
+    unwatched();
     this.writable.adopt(next);
     this.replayToObserver();
     this.seed = { revision: next.revision };

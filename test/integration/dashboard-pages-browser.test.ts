@@ -252,6 +252,8 @@ describe("the dashboard's mesh-wide pages in a headless Chromium, over the demo 
 
   test("each bucket's changes over the last hour are drawn as an inline chart that moves with the writes", async () => {
     await open("/", PAGES[0]!.row);
+    // The charts come with the page's rates, which may arrive after its first rows.
+    await page.waitForFunction('document.querySelectorAll("#rate figure svg path").length === 4', undefined, { timeout: CHANGE_MS }).catch(() => undefined);
     assert.equal(await page.locator("#rate figure svg path").count(), 4, "every bucket has had changes: four charts drawn");
     const total = async (): Promise<number> => Number(await page.locator('#rate figure[data-bucket="collect"]').getAttribute("data-total"));
     const before = await total();

@@ -1,6 +1,5 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { createHash } from "node:crypto";
 import { ProjectionStore } from "../../src/projections/store/store.js";
 import { appliedSpec, collectSpec, needsSpec } from "../../src/projections/bucket-specs.js";
 import type { BucketSpec } from "../../src/projections/store/spec.js";
@@ -22,12 +21,23 @@ function storeOf(spec: BucketSpec, puts: readonly (readonly [string, string | nu
   return s;
 }
 
-/** Encode in slices of `slice` entries, as the writer does. */
-function encode(store: ProjectionStore, slice = 7): Buffer {
+/** Encode in slices of `slice` entries, as the writer does; the slices, as a reader gets them. */
+function encode(store: ProjectionStore, slice = 7): Buffer[] {
   const e = encodeStore(store, META);
   const parts: Buffer[] = [];
   for (let c = e.next(slice); c !== null; c = e.next(slice)) parts.push(Buffer.from(c));
-  return Buffer.concat(parts);
+  return parts;
+}
+
+/** `bytes` cut into chunks of the sizes `sizes` gives in turn (the last size repeated). */
+function chunked(bytes: Buffer, sizes: readonly number[]): Buffer[] {
+  const out: Buffer[] = [];
+  for (let at = 0, i = 0; at < bytes.length; i++) {
+    const n = sizes[Math.min(i, sizes.length - 1)] as number;
+    out.push(bytes.subarray(at, at + n));
+    at += n;
+  }
+  return out;
 }
 
 /** Everything a reader can see of a store. */
@@ -61,18 +71,27 @@ function needsPuts(): [string, string | null][] {
 }
 
 describe("a checkpoint written and read back", () => {
-  test("holds the same needs store: entries, their JSON and revisions, kinds, node ranges, keys out of shape and delete markers", () => {
+  test("holds the same needs store: entries, their JSON and revisions, kinds, node ranges, keys out of shape and delete markers", async () => {
     const store = storeOf(needsSpec, needsPuts());
-    const back = decodeStore(encode(store), needsSpec);
+    const back = await decodeStore(encode(store), needsSpec);
     assert.equal(back.revision, store.revision);
     assert.deepEqual(back.store.get("n3.web.config.x0")?.json, store.get("n3.web.config.x0")?.json);
     assert.deepEqual(content(back.store), content(store));
     assert.equal(back.store.size, 40 * 6 - 2);
   });
 
-  test("a loaded store goes on like the one it was written from: puts, deletes and new keys among the loaded ones", () => {
+  test("read in chunks of any size, from one byte on, it loads the same store", async () => {
     const store = storeOf(needsSpec, needsPuts());
-    const back = decodeStore(encode(store), needsSpec).store;
+    const whole = Buffer.concat(encode(store));
+    for (const sizes of [[1], [3, 1, 4096], [whole.length - 1], [11, 7, 5, 3, 2]]) {
+      const back = await decodeStore(chunked(whole, sizes), needsSpec);
+      assert.deepEqual(content(back.store), content(store), JSON.stringify(sizes));
+    }
+  });
+
+  test("a loaded store goes on like the one it was written from: puts, deletes and new keys among the loaded ones", async () => {
+    const store = storeOf(needsSpec, needsPuts());
+    const back = (await decodeStore(encode(store), needsSpec)).store;
     let rev = store.revision;
     for (const s of [store, back]) {
       let r = rev;
@@ -86,23 +105,23 @@ describe("a checkpoint written and read back", () => {
     assert.equal(back.revision, rev);
   });
 
-  test("applied entries, written without their heads, come back byte for byte", () => {
+  test("applied entries, written without their heads, come back byte for byte", async () => {
     const store = storeOf(appliedSpec, [
       ["n1.web", '{"at":"2026-12-04"}'],
       ["n1.api", "plain text"],
       ["n22.dns-cache", "{}"],
       ["n3.x", null],
     ]);
-    const back = decodeStore(encode(store, 2), appliedSpec).store;
+    const back = (await decodeStore(encode(store, 2), appliedSpec)).store;
     assert.deepEqual(content(back), content(store));
     assert.equal(back.get("n1.api")?.json, '{"key":"n1.api","node":"n1","module":"api","value":"plain text","revision":2}');
   });
 
-  test("a collect store keeps its collection and contributor indexes", () => {
+  test("a collect store keeps its collection and contributor indexes", async () => {
     const puts: [string, string][] = [];
     for (let n = 0; n < 12; n++) for (const c of ["dns servers", "peers"]) puts.push([`n${n}.${encodeName(c)}.c${n % 4}`, String(n)]);
     const store = storeOf(collectSpec, puts);
-    const back = decodeStore(encode(store, 5), collectSpec).store;
+    const back = (await decodeStore(encode(store, 5), collectSpec)).store;
     const keys = (s: ProjectionStore, filters: Record<string, string>): string[] => {
       const scan = s.scan(filters, undefined);
       const out: string[] = [];
@@ -114,7 +133,7 @@ describe("a checkpoint written and read back", () => {
     assert.equal(keys(back, { collection: "peers" }).length, 12);
   });
 
-  test("the overview told of a loaded store counts what the overview told of each put counts", () => {
+  test("the overview told of a loaded store counts what the overview told of each put counts", async () => {
     const SPECS = { needs: needsSpec, applied: appliedSpec, collect: collectSpec } as const;
     const answered = new Set(["config", "port"]);
     const live = new MeshOverview(
@@ -145,7 +164,7 @@ describe("a checkpoint written and read back", () => {
       const observed = new ProjectionStore(SPECS[w], { observer: live.observerFor(w) });
       let rev = 0;
       for (const [key, value] of puts[w]) observed.apply(value === null ? "DEL" : "PUT", key, ++rev, enc.encode(value ?? ""));
-      decodeStore(encode(observed), SPECS[w]).store.observeWith(loaded.observerFor(w));
+      (await decodeStore(encode(observed), SPECS[w])).store.observeWith(loaded.observerFor(w));
     }
     assert.deepEqual(loaded.totals(), live.totals());
     assert.deepEqual(loaded.kinds(), live.kinds());
@@ -156,14 +175,15 @@ describe("a checkpoint written and read back", () => {
   });
 });
 
-/** The checkpoint's records (between header and trailer) changed by `edit`, with its digest made right again. */
+/**
+ * The checkpoint's records (after its header) changed by `edit`. Bytes changed
+ * on the way are gzip's CRC-32's and the object digest's to catch (the
+ * integration tests flip a stored byte); what the reader checks itself is
+ * that the bytes it is given make a checkpoint.
+ */
 function tampered(bytes: Buffer, edit: (b: Buffer, recordsAt: number) => void): Buffer {
   const b = Buffer.from(bytes);
   edit(b, 12 + b.readUInt32LE(8));
-  createHash("sha256")
-    .update(b.subarray(0, b.length - 32))
-    .digest()
-    .copy(b, b.length - 32);
   return b;
 }
 
@@ -182,26 +202,29 @@ function firstEntries(b: Buffer, at: number): number {
 }
 
 describe("a checkpoint that cannot be used is refused with its reason, and nothing is loaded", () => {
-  const bytes = encode(storeOf(needsSpec, needsPuts()));
-  const refused = (b: Buffer, reason: string, message: RegExp): void =>
-    assert.throws(
-      () => decodeStore(b, needsSpec),
+  const bytes = Buffer.concat(encode(storeOf(needsSpec, needsPuts())));
+  const refused = (b: Buffer, reason: string, message: RegExp): Promise<void> =>
+    assert.rejects(
+      () => decodeStore([b], needsSpec),
       (err: unknown) => err instanceof CheckpointError && err.reason === reason && message.test(err.message),
     );
 
-  test("a byte changed: its digest does not match", () => {
-    const b = Buffer.from(bytes);
-    b[b.length >> 1] = (b[b.length >> 1] as number) ^ 0x20;
-    refused(b, "corrupt", /digest/);
+  test("cut short anywhere, it is refused as not whole", async () => {
+    for (const cut of [3, 20, bytes.length >> 2, bytes.length >> 1, bytes.length - 13, bytes.length - 1])
+      await refused(bytes.subarray(0, cut), "corrupt", /not whole/);
   });
 
-  test("another format version (a checkpoint of an earlier service) is refused as such", () => {
+  test("bytes after its trailer are refused", async () => {
+    await refused(Buffer.concat([bytes, Buffer.from([0])]), "corrupt", /follow its trailer/);
+  });
+
+  test("another format version (a checkpoint of an earlier service) is refused as such", async () => {
     const b = Buffer.from(bytes);
     b.writeUInt32LE(CHECKPOINT_FORMAT_VERSION - 1, 4);
-    refused(b, "format-version", /version 1; this service reads version 2/);
+    await refused(b, "format-version", new RegExp(`version ${CHECKPOINT_FORMAT_VERSION - 1}; this service reads version ${CHECKPOINT_FORMAT_VERSION}`));
   });
 
-  test("keys out of order, even with a digest that matches, are refused rather than loaded", () => {
+  test("keys out of order are refused rather than loaded", async () => {
     const b = tampered(bytes, (b, at) => {
       const block = firstEntries(b, at);
       const n = b.readUInt32LE(block + 1);
@@ -209,45 +232,45 @@ describe("a checkpoint that cannot be used is refused with its reason, and nothi
       const records = block + COLUMNS_AT + n * 18;
       b[records + (keyed ? 0 : 8)] = 0x7e; // the first key now starts with "~", after the second
     });
-    refused(b, "corrupt", /not in order/);
+    await refused(b, "corrupt", /not in order/);
   });
 
-  test("an entry whose lengths overrun its records is refused", () => {
+  test("an entry whose lengths overrun its records is refused", async () => {
     const b = tampered(bytes, (b, at) => {
       const block = firstEntries(b, at);
       b.writeUInt32LE(b.readUInt32LE(block + COLUMNS_AT + 2) + 5, block + COLUMNS_AT + 2);
     });
-    refused(b, "corrupt", /do not add up|do not fit|not in order/);
+    await refused(b, "corrupt", /do not add up|do not fit|not in order/);
   });
 
-  test("an entry naming a kind no kinds block named is refused", () => {
+  test("an entry naming a kind no kinds block named is refused", async () => {
     const b = tampered(bytes, (b, at) => {
       const block = firstEntries(b, at);
       b.writeInt32LE(9999, block + COLUMNS_AT + 14);
     });
-    refused(b, "corrupt", /kind id 9999/);
+    await refused(b, "corrupt", /kind id 9999/);
   });
 
-  test("records written without their heads for a bucket whose keys do not make them (collect) are refused", () => {
+  test("records written without their heads for a bucket whose keys do not make them (collect) are refused", async () => {
     const store = storeOf(collectSpec, [[`n1.${encodeName("dns")}.a`, "1"]]);
-    const b = tampered(encode(store), (b, at) => {
+    const b = tampered(Buffer.concat(encode(store)), (b, at) => {
       b[firstEntries(b, at) + 9] = 1;
     });
-    assert.throws(
-      () => decodeStore(b, collectSpec),
+    await assert.rejects(
+      () => decodeStore([b], collectSpec),
       (err: unknown) => err instanceof CheckpointError && err.reason === "corrupt" && /without the head/.test(err.message),
     );
   });
 
-  test("a key listed out of shape that is in shape is refused", () => {
+  test("a key listed out of shape that is in shape is refused", async () => {
     const store = storeOf(needsSpec, [
       ["n1.web.config.a", "1"],
       ["bad key", "1"],
     ]);
-    const b = tampered(encode(store), (b) => {
+    const b = tampered(Buffer.concat(encode(store)), (b) => {
       // A key of the same length, in shape: the record's length stays right.
       b.write("a.b.c.d", b.indexOf("bad key", 0, "latin1"), "latin1");
     });
-    refused(b, "corrupt", /is in shape/);
+    await refused(b, "corrupt", /is in shape/);
   });
 });

@@ -1,20 +1,21 @@
 /**
- * A checkpoint read back (pure; the layout is format.ts's): checked whole
- * (magic, format version, digest, header, bucket) before anything is
- * loaded, then loaded into a new store a block at a time, each entries
- * block in bulk (../bulk-load.ts).
+ * A checkpoint read back (pure, but for awaiting its bytes; the layout is
+ * format.ts's), as its unpacked bytes arrive in chunks of any size: the
+ * preamble and header are read and checked (magic, format version, bucket)
+ * before anything is loaded, then the blocks are loaded one by one into a
+ * new store, each entries block in bulk (../bulk-load.ts), and last the
+ * trailer's counts are checked and the bytes read to their end.
  */
-import { createHash } from "node:crypto";
 import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 import { ProjectionStore } from "../store.js";
 import { RunError } from "../bulk-load.js";
 import type { BucketSpec } from "../spec.js";
+import { ChunkCursor, type Run } from "./chunks.js";
 import {
   CHECKPOINT_FORMAT_VERSION,
   CheckpointError,
   COLUMNS,
   corrupt,
-  DIGEST,
   ENTRIES,
   KEYED,
   KINDS,
@@ -23,7 +24,7 @@ import {
   OUT_OF_SHAPE,
   PREAMBLE,
   TRAILER,
-  TRAILER_BYTES,
+  TRAILER_COUNTS,
   WHOLE,
   type CheckpointMeta,
   type Header,
@@ -35,30 +36,54 @@ export interface Seed extends CheckpointMeta {
   readonly store: ProjectionStore;
 }
 
-/** A checkpoint whose digest, format and bucket have been checked: what it says, and its records to load. */
+/** A checkpoint whose preamble and header have been read and checked: what it says, and its records to load. */
 export interface OpenedCheckpoint extends CheckpointMeta {
   readonly revision: number;
-  /** Load its records into `store` (new, empty, of the same spec) and set the store's revision; throws CheckpointError. */
-  loadInto(store: ProjectionStore): void;
+  /**
+   * Load its records into `store` (new, empty, of the same spec), reading its
+   * bytes to their end, and set the store's revision; rejects with a
+   * CheckpointError when they do not make a checkpoint, or with the bytes'
+   * own error. The store is for the caller to drop then.
+   */
+  loadInto(store: ProjectionStore): Promise<void>;
 }
 
-/** Check a checkpoint's bytes for `spec` (magic, format version, digest, header, bucket) without loading them; throws CheckpointError. */
-export function openCheckpoint(bytes: Uint8Array, spec: BucketSpec): OpenedCheckpoint {
-  const b = Buffer.from(bytes.buffer, bytes.byteOffset, bytes.byteLength);
-  if (b.length < PREAMBLE + TRAILER_BYTES || !b.subarray(0, MAGIC.length).equals(MAGIC)) throw corrupt("it does not start as one");
-  const version = b.readUInt32LE(MAGIC.length);
+/** An entries block's size at most: more than any writer makes (a slice of entries of the largest messages). */
+const MAX_BLOCK_ENTRIES = 1 << 20;
+const MAX_BLOCK_BYTES = 1 << 30;
+
+/** Room made ahead for a header's `entries` at most: a larger figure is grown into. */
+const MAX_EXPECTED = 1 << 24;
+
+type Chunks = AsyncIterable<Uint8Array> | Iterable<Uint8Array>;
+
+function iteratorOf(chunks: Chunks): AsyncIterator<Uint8Array> {
+  if (Symbol.asyncIterator in chunks) return chunks[Symbol.asyncIterator]();
+  const it = chunks[Symbol.iterator]();
+  return { next: () => Promise.resolve(it.next()) };
+}
+
+async function need(cur: ChunkCursor, n: number, what: string): Promise<Run> {
+  const run = cur.take(n) ?? (await cur.next(n));
+  if (run === undefined) throw corrupt(`it ends within ${what}, after ${cur.taken} bytes`);
+  return run;
+}
+
+/** Read a checkpoint's preamble and header for `spec` (magic, format version, bucket) without loading its records; throws CheckpointError. */
+export async function openCheckpoint(chunks: Chunks, spec: BucketSpec): Promise<OpenedCheckpoint> {
+  const cur = new ChunkCursor(iteratorOf(chunks));
+  const pre = await need(cur, PREAMBLE, "its preamble");
+  if (!pre.buf.subarray(pre.at, pre.at + MAGIC.length).equals(MAGIC)) throw corrupt("it does not start as one");
+  const version = pre.buf.readUInt32LE(pre.at + MAGIC.length);
   if (version !== CHECKPOINT_FORMAT_VERSION) {
     throw new CheckpointError("format-version", `the checkpoint's format is version ${version}; this service reads version ${CHECKPOINT_FORMAT_VERSION}`);
   }
-  const digestAt = b.length - DIGEST;
-  if (!createHash("sha256").update(b.subarray(0, digestAt)).digest().equals(b.subarray(digestAt))) throw corrupt("its digest does not match its content");
-  const headerLen = b.readUInt32LE(MAGIC.length + 4);
-  const bodyAt = PREAMBLE + headerLen;
-  const trailerAt = digestAt - 13;
-  if (bodyAt > trailerAt || b[trailerAt] !== TRAILER) throw corrupt("its parts do not add up");
+  const headerLen = pre.buf.readUInt32LE(pre.at + MAGIC.length + 4);
+  if (headerLen > 1 << 20) throw corrupt(`its header's length ${headerLen}`);
+  const h = await need(cur, headerLen, "its header");
   let header: Header;
   try {
-    header = JSON.parse(b.toString("utf8", PREAMBLE, bodyAt)) as Header;
+    header = JSON.parse(h.buf.toString("utf8", h.at, h.at + headerLen)) as Header;
   } catch {
     throw corrupt("its header is not JSON");
   }
@@ -68,25 +93,27 @@ export function openCheckpoint(bytes: Uint8Array, spec: BucketSpec): OpenedCheck
   if (!Number.isSafeInteger(header.revision) || header.revision < 0 || typeof header.stream !== "object" || header.stream === null)
     throw corrupt("its header lacks a revision or a stream");
   const revision = header.revision;
+  const expected = Number.isSafeInteger(header.entries) && header.entries > 0 ? Math.min(header.entries, MAX_EXPECTED) : 0;
   return {
     revision,
     stream: header.stream,
     writtenAt: header.writtenAt,
-    loadInto: (store) => {
+    loadInto: async (store) => {
       try {
-        readRecords(b, bodyAt, trailerAt, store, revision);
+        await readRecords(cur, store, expected);
       } catch (err) {
         throw err instanceof RunError ? corrupt(err.message) : err;
       }
+      store.revision = revision;
     },
   };
 }
 
-/** Read a checkpoint's bytes back into a new store of `spec` at the checkpoint's revision (not synced); throws CheckpointError. */
-export function decodeStore(bytes: Uint8Array, spec: BucketSpec): Seed {
-  const opened = openCheckpoint(bytes, spec);
+/** Read a checkpoint's bytes back into a new store of `spec` at the checkpoint's revision (not synced); rejects with a CheckpointError. */
+export async function decodeStore(chunks: Chunks, spec: BucketSpec): Promise<Seed> {
+  const opened = await openCheckpoint(chunks, spec);
   const store = new ProjectionStore(spec);
-  opened.loadInto(store);
+  await opened.loadInto(store);
   return { revision: opened.revision, stream: opened.stream, writtenAt: opened.writtenAt, store };
 }
 
@@ -106,49 +133,39 @@ class Columns {
   }
 }
 
-function readRecords(b: Buffer, from: number, to: number, store: ProjectionStore, revision: number): void {
+async function readRecords(cur: ChunkCursor, store: ProjectionStore, expected: number): Promise<void> {
   if (store.size !== 0 || store.outOfShapeCount !== 0) throw new ProvisionerError("INTERNAL", "a checkpoint is loaded into an empty store only");
-  const entries = b.readUInt32LE(to + 1);
-  const outOfShape = b.readUInt32LE(to + 5);
-  const markers = b.readUInt32LE(to + 9);
-  store.expect(entries);
-  // The digest has passed, so the bytes are as written; the bounds are checked all the same, and the store being
-  // built is dropped with any error.
+  store.expect(expected);
   const cols = new Columns();
   /** The writer's kind ids -> this store's. */
   const kinds: number[] = [];
   const counts = { entries: 0, outOfShape: 0, markers: 0 };
-  let at = from;
-  const need = (n: number): void => {
-    if (at + n > to) throw corrupt("a record runs past the end");
+  const readKey = async (what: string): Promise<string> => {
+    const l = await need(cur, 2, what);
+    const len = l.buf.readUInt16LE(l.at);
+    const k = await need(cur, len, what);
+    return k.buf.toString("latin1", k.at, k.at + len);
   };
-  const readKey = (): string => {
-    need(2);
-    const len = b.readUInt16LE(at);
-    at += 2;
-    need(len);
-    const key = b.toString("latin1", at, at + len);
-    at += len;
-    return key;
-  };
-  while (at < to) {
-    const type = b[at++] as number;
+  for (;;) {
+    const t = await need(cur, 1, "a record's type");
+    const type = t.buf[t.at] as number;
+    if (type === TRAILER) break;
     if (type === KINDS) {
-      need(4);
-      const n = b.readUInt32LE(at);
-      at += 4;
-      for (let i = 0; i < n; i++) kinds.push(store.kindId(readKey()));
+      const c = await need(cur, 4, "a kinds block");
+      const n = c.buf.readUInt32LE(c.at);
+      for (let i = 0; i < n; i++) kinds.push(store.kindId(await readKey("a kinds block")));
     } else if (type === ENTRIES) {
-      need(9);
-      const n = b.readUInt32LE(at);
-      const recordBytes = b.readUInt32LE(at + 4);
-      const layout = b[at + 8] as number;
-      at += 9;
+      const head = await need(cur, 9, "an entries block");
+      const n = head.buf.readUInt32LE(head.at);
+      const recordBytes = head.buf.readUInt32LE(head.at + 4);
+      const layout = head.buf[head.at + 8] as number;
       if (layout !== WHOLE && layout !== KEYED) throw corrupt(`an entries block of an unknown layout ${layout}`);
       const keyed = layout === KEYED ? store.spec.head?.fromKey : undefined;
       if (layout === KEYED && keyed === undefined) throw corrupt(`its ${store.spec.what} records are written without the head their keys do not make`);
-      need(n * COLUMNS + recordBytes);
+      if (n > MAX_BLOCK_ENTRIES || n * COLUMNS + recordBytes > MAX_BLOCK_BYTES) throw corrupt(`an entries block of ${n} entries and ${recordBytes} bytes`);
+      const { buf: b, at: from } = await need(cur, n * COLUMNS + recordBytes, "an entries block");
       cols.fit(n);
+      let at = from;
       for (let i = 0; i < n; i++, at += COLUMNS) {
         cols.keyLen[i] = b.readUInt16LE(at);
         cols.jsonLen[i] = b.readUInt32LE(at + 2);
@@ -159,7 +176,7 @@ function readRecords(b: Buffer, from: number, to: number, store: ProjectionStore
         if (kind < -1 || kind >= kinds.length) throw corrupt(`an entry names a kind id ${kind} no kinds block named`);
         cols.kind[i] = kind < 0 ? -1 : (kinds[kind] as number);
       }
-      const run = {
+      store.loadRun({
         n,
         keyLen: cols.keyLen,
         jsonLen: cols.jsonLen,
@@ -169,24 +186,23 @@ function readRecords(b: Buffer, from: number, to: number, store: ProjectionStore
         records: b,
         start: at,
         end: at + recordBytes,
-      };
-      store.loadRun(run);
-      at += recordBytes;
+      });
       counts.entries += n;
     } else if (type === OUT_OF_SHAPE) {
-      const key = readKey();
-      need(8);
-      const rev = b.readDoubleLE(at);
-      at += 8;
+      const key = await readKey("a key out of shape");
+      const r = await need(cur, 8, "a key out of shape");
+      const rev = r.buf.readDoubleLE(r.at);
       if (!Number.isSafeInteger(rev) || rev < 1) throw corrupt(`a record's revision ${rev}`);
       store.loadOutOfShape(key, rev);
       counts.outOfShape++;
     } else if (type === MARKER) {
-      store.addMarker(readKey());
+      store.addMarker(await readKey("a delete marker"));
       counts.markers++;
     } else throw corrupt(`a record of an unknown type ${type}`);
   }
+  const c = await need(cur, TRAILER_COUNTS, "its trailer");
+  const [entries, outOfShape, markers] = [c.buf.readUInt32LE(c.at), c.buf.readUInt32LE(c.at + 4), c.buf.readUInt32LE(c.at + 8)];
   if (counts.entries !== entries || counts.outOfShape !== outOfShape || counts.markers !== markers) throw corrupt("its counts do not match its records");
   if (store.outOfShapeCount !== outOfShape || store.size !== entries) throw corrupt("a key is written twice");
-  store.revision = revision;
+  if (!(await cur.atEnd())) throw corrupt("bytes follow its trailer");
 }

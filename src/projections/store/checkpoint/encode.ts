@@ -10,7 +10,6 @@
  * matters is in that replay, and a key's last write wins whatever the
  * checkpoint held of it.
  */
-import { createHash, type Hash } from "node:crypto";
 import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 import type { StoreView } from "../view.js";
 import type { KeyBytesHead } from "../entry-head.js";
@@ -77,7 +76,6 @@ class Out {
 
 export class CheckpointEncoder implements Encoder {
   readonly revision: number;
-  private readonly hash: Hash = createHash("sha256");
   private readonly out = new Out();
   private step: "preamble" | "entries" | "rest" | "done" = "preamble";
   private after: string | undefined;
@@ -94,7 +92,14 @@ export class CheckpointEncoder implements Encoder {
     if (store.spec.head === undefined)
       throw new ProvisionerError("INTERNAL", `the ${store.spec.what} store keeps the key before its JSON: it has no checkpoint`);
     this.revision = store.revision;
-    const header: Header = { what: store.spec.what, bucket: store.spec.bucket, revision: this.revision, stream: meta.stream, writtenAt: meta.writtenAt };
+    const header: Header = {
+      what: store.spec.what,
+      bucket: store.spec.bucket,
+      revision: this.revision,
+      stream: meta.stream,
+      writtenAt: meta.writtenAt,
+      entries: store.size,
+    };
     const json = Buffer.from(JSON.stringify(header), "utf8");
     const o = this.out;
     o.room(PREAMBLE + json.length);
@@ -218,10 +223,7 @@ export class CheckpointEncoder implements Encoder {
   }
 
   private emit(): Uint8Array {
-    const chunk = this.out.take();
-    this.hash.update(chunk);
-    if (this.step !== "done") return chunk;
-    return Buffer.concat([chunk, this.hash.digest()]);
+    return this.out.take();
   }
 }
 

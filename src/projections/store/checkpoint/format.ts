@@ -9,9 +9,14 @@
  *                      | the records, back to back
  *            2 out of shape | key length u16 | key | revision f64
  *            3 delete marker | key length u16 | key
- *   trailer: 0xff | entries u32 | out of shape u32 | markers u32 | SHA-256 of all before the digest
+ *   trailer: 0xff | entries u32 | out of shape u32 | markers u32
  *
- * Numbers are little-endian. An entry's record is the store's own (its JSON
+ * Numbers are little-endian. A checkpoint is read as it arrives, in chunks
+ * of any size (decode.ts). It carries no digest of its own: it is stored
+ * gzipped, and gzip's CRC-32 of each member checks every byte unpacked,
+ * while the object store's SHA-256 checks every byte stored
+ * (src/checkpoints/objects.ts); a reader uses a store only once both have
+ * passed at the end of the stream. An entry's record is the store's own (its JSON
  * as answered, then a comma; see ../store.ts), so a start copies records
  * into its arena as they are (../bulk-load.ts): whole (layout 0), or, where
  * the key alone makes the head `{"key":…,<fields>,"value":` (needs, applied:
@@ -53,7 +58,7 @@ export interface Encoder {
   next(maxEntries: number): Uint8Array | null;
 }
 
-export const CHECKPOINT_FORMAT_VERSION = 2;
+export const CHECKPOINT_FORMAT_VERSION = 3;
 export const MAGIC = Buffer.from("MPCK", "latin1");
 export const PREAMBLE = MAGIC.length + 8;
 export const ENTRIES = 1;
@@ -68,8 +73,8 @@ export const BLOCK_HEAD = 1 + 4 + 4 + 1;
 /** An entry's columns: key length u16, JSON length u32, revision f64, kind id i32. */
 export const COLUMNS = 2 + 4 + 8 + 4;
 export const TRAILER = 0xff;
-export const DIGEST = 32;
-export const TRAILER_BYTES = 1 + 12 + DIGEST;
+/** The trailer's counts: entries, out of shape, markers. */
+export const TRAILER_COUNTS = 12;
 
 export type CheckpointErrorReason = "corrupt" | "format-version" | "foreign";
 
@@ -90,6 +95,8 @@ export interface Header {
   revision: number;
   stream: StreamMark;
   writtenAt: number;
+  /** The store's entries when the write began: room a reader makes ahead, never trusted as a count. */
+  entries: number;
 }
 
 export function corrupt(message: string): CheckpointError {
