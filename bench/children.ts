@@ -125,8 +125,11 @@ export class Child {
     const gone = new Promise<void>((r) => this.proc.once("exit", () => r()));
     this.proc.kill("SIGTERM");
     const t = setTimeout(() => this.proc.kill("SIGKILL"), graceMs);
-    await Promise.race([gone, new Promise((r) => setTimeout(r, 2 * graceMs))]);
+    // Both timers are cleared once the child is gone: a pending one would keep the driver alive after its last phase.
+    let giveUp: NodeJS.Timeout | undefined;
+    await Promise.race([gone, new Promise((r) => (giveUp = setTimeout(r, 2 * graceMs)))]);
     clearTimeout(t);
+    clearTimeout(giveUp);
     live.delete(this);
   }
 }
