@@ -100,8 +100,8 @@ async function* unpacked(stored: AsyncIterable<Uint8Array>): AsyncGenerator<Uint
   }
 }
 
+/** Why a checkpoint that failed to open or load is not used: its error's own reason (a CheckpointError's), else corrupt. */
 function refusalOf(err: unknown): Refusal {
-  if (err instanceof CheckpointError) return { reason: err.reason, detail: err.message };
   if (err instanceof StoredError) return { reason: "unreadable", detail: err.message };
   const r = (err as { reason?: unknown })?.reason;
   return { reason: r === "format-version" || r === "foreign" ? r : "corrupt", detail: (err as Error).message };
@@ -109,8 +109,10 @@ function refusalOf(err: unknown): Refusal {
 
 /**
  * Seed `p` from the newest checkpoint named `name` when it may be used;
- * returns why not otherwise. Its bytes are checked (digest, format, bucket)
- * and the stream's identity compared before any record is loaded.
+ * returns why not otherwise. Its header (format, bucket) is checked and the
+ * stream's identity compared before any record is loaded; its bytes' checks
+ * (gzip's CRC-32, the object's digest) pass on its last byte, before the
+ * seed.
  */
 export async function seedFromCheckpoint(p: Projection, name: string, deps: LoadDeps): Promise<Refusal | undefined> {
   const t0 = deps.now();
@@ -132,31 +134,29 @@ export async function seedFromCheckpoint(p: Projection, name: string, deps: Load
   }
   if (refusal === undefined && stored === undefined) refusal = { reason: "missing", detail: "there is no checkpoint" };
   const bytes = stored === undefined ? undefined : unpacked(stored.chunks);
-  try {
-    if (bytes !== undefined && refusal === undefined) {
-      try {
-        // The stream as it is now the checkpoint's object is found, asked while its header arrives.
-        const streamNow = deps.streamInfo(name);
-        streamNow.catch(() => undefined);
-        opened = await deps.open(bytes, p.store.spec);
-        step("open");
-        const recorded = asStreamIdentity(opened.stream);
-        refusal =
-          recorded === undefined
-            ? { reason: "corrupt", detail: "the checkpoint does not name the stream it was taken from" }
-            : refuseCheckpoint(recorded, opened.revision, await streamNow);
-        step("check");
-        if (refusal === undefined) {
-          await p.seedFrom((store) => (opened as OpenedCheckpoint).loadInto(store));
-          step("load");
-        }
-      } catch (err) {
-        refusal = refusalOf(err);
+  if (bytes !== undefined) {
+    try {
+      // The stream as it is now the checkpoint's object is found, asked while its header arrives.
+      const streamNow = deps.streamInfo(name);
+      streamNow.catch(() => undefined);
+      opened = await deps.open(bytes, p.store.spec);
+      step("open");
+      const recorded = asStreamIdentity(opened.stream);
+      refusal =
+        recorded === undefined
+          ? { reason: "corrupt", detail: "the checkpoint does not name the stream it was taken from" }
+          : refuseCheckpoint(recorded, opened.revision, await streamNow);
+      step("check");
+      if (refusal === undefined) {
+        await p.seedFrom((store) => (opened as OpenedCheckpoint).loadInto(store));
+        step("load");
       }
+    } catch (err) {
+      refusal = refusalOf(err);
+    } finally {
+      // A checkpoint refused before its end is not read further.
+      await bytes.return(undefined);
     }
-  } finally {
-    // A checkpoint refused before its end is not read further.
-    await bytes?.return(undefined);
   }
   if (refusal !== undefined || opened === undefined) {
     const why = refusal ?? { reason: "corrupt" as const, detail: "nothing decoded" };

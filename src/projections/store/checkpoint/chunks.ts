@@ -3,7 +3,7 @@
  * buffer (pure, but for awaiting the next chunk). A run that lies within a
  * chunk is that chunk, read in place; one that straddles chunks is copied
  * into a scratch buffer the cursor reuses. Either way a run is valid until
- * the next `take`.
+ * the next `next`.
  */
 
 /** `n` bytes at `buf[at, at + n)`. */
@@ -25,8 +25,8 @@ export class ChunkCursor {
 
   constructor(private readonly chunks: AsyncIterator<Uint8Array>) {}
 
-  /** The next `n` bytes when the current chunk holds them (no wait), else undefined: then `next(n)`. */
-  take(n: number): Run | undefined {
+  /** The next `n` bytes when the current chunk holds them, else undefined. */
+  private inChunk(n: number): Run | undefined {
     if (this.at + n > this.chunk.length) return undefined;
     this.run.buf = this.chunk;
     this.run.at = this.at;
@@ -37,7 +37,7 @@ export class ChunkCursor {
 
   /** The next `n` bytes, waiting for chunks as needed; undefined when the bytes end first. */
   async next(n: number): Promise<Run | undefined> {
-    const here = this.take(n);
+    const here = this.inChunk(n);
     if (here !== undefined) return here;
     if (this.scratch.length < n) this.scratch = Buffer.allocUnsafe(Math.max(n, this.scratch.length * 2));
     let have = this.chunk.copy(this.scratch, 0, this.at);

@@ -64,7 +64,7 @@ function iteratorOf(chunks: Chunks): AsyncIterator<Uint8Array> {
 }
 
 async function need(cur: ChunkCursor, n: number, what: string): Promise<Run> {
-  const run = cur.take(n) ?? (await cur.next(n));
+  const run = await cur.next(n);
   if (run === undefined) throw corrupt(`it ends within ${what}, after ${cur.taken} bytes`);
   return run;
 }
