@@ -170,7 +170,8 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   const gate = new CreationGate();
   const consumers = new CreationTally();
   for (const what of WHATS) projections[what] = new Projection(specFor(what, kinds), log, what === "registry" ? undefined : overview.observerFor(what));
-  // The node buckets' projections start from their checkpoints where one may be used (before their watches start).
+  // The node buckets' projections begin from their checkpoints where one may be used: this resolves once each has its
+  // checkpoint's header (or will read its bucket whole), and the checkpoints go on loading while the watches start.
   const checkpoints = await startCheckpoints({
     js,
     jsm,

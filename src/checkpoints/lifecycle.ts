@@ -1,13 +1,16 @@
 /**
  * Checkpoints in an instance's life (I/O, the composition of this folder):
  * at start, open the checkpoints' bucket and seed each node bucket's
- * projection from its checkpoint where one may be used, then prove each seed
- * once its projection has caught up (or drop it and read the bucket whole);
+ * projection from its checkpoint where one may be used (its watch starting
+ * from the checkpoint's revision + 1 while the rest of it loads), then prove
+ * each seed once its projection has caught up (or drop it and read the
+ * bucket whole);
  * while the instance holds the seat, write checkpoints on the schedule; at a
  * graceful stop of the holder, write those that are behind.
  */
 import type { JetStreamClient, JetStreamManager, StreamInfo } from "@nats-io/jetstream";
 import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
+import type { Subscription } from "rxjs";
 import type { Logger } from "../log.js";
 import type { Projection } from "../projections/projection.js";
 import { encodeStore } from "../projections/store/checkpoint/encode.js";
@@ -48,32 +51,46 @@ export async function startCheckpoints(deps: CheckpointDeps): Promise<Checkpoint
   const objects: CheckpointObjects | undefined = await openCheckpointObjects(deps.js, { replicas: deps.replicas, maxBytes: deps.maxBytes }, log);
   const names = Object.keys(deps.projections) as NodeWhat[];
   if (objects !== undefined) {
+    // Each projection's seed is proven once its watch has caught up; the subscription is made before the watch starts.
+    const prove = (name: NodeWhat, p: Projection): Subscription => {
+      const sub = p.caughtUp$.subscribe(() => {
+        sub.unsubscribe();
+        void proveSeed(p, { streamInfo: () => streamInfo(name) })
+          .catch((err: unknown) => ({
+            reason: "unreadable" as const,
+            detail: `the stream's state could not be read to prove the checkpoint: ${(err as Error).message}`,
+          }))
+          .then((doubt) => {
+            if (doubt === undefined) {
+              tally.proven(name);
+              p.confirmSeed();
+              return;
+            }
+            fellBack(name, doubt, { tally, log });
+            p.dropSeed(`the checkpoint was not proven (${doubt.reason})`);
+          });
+      });
+      return sub;
+    };
+    // Resolved once every projection has begun from its checkpoint's header or will read its bucket whole: the
+    // watches start then, and the checkpoints go on loading while their consumers are made and the writes since arrive.
     await Promise.all(
-      names.map(async (name) => {
-        const p = deps.projections[name];
-        const refusal = await seedFromCheckpoint(p, name, { objects, open: openCheckpoint, streamInfo, tally, log, now }).catch((err: unknown) => {
-          fellBack(name, { reason: "unreadable", detail: (err as Error).message }, { tally, log });
-          return undefined;
-        });
-        if (refusal !== undefined || p.seededAt === undefined) return;
-        const sub = p.caughtUp$.subscribe(() => {
-          sub.unsubscribe();
-          void proveSeed(p, { streamInfo: () => streamInfo(name) })
-            .catch((err: unknown) => ({
-              reason: "unreadable" as const,
-              detail: `the stream's state could not be read to prove the checkpoint: ${(err as Error).message}`,
-            }))
-            .then((doubt) => {
-              if (doubt === undefined) {
-                tally.proven(name);
-                p.confirmSeed();
-                return;
-              }
-              fellBack(name, doubt, { tally, log });
-              p.dropSeed(`the checkpoint was not proven (${doubt.reason})`);
-            });
-        });
-      }),
+      names.map(
+        (name) =>
+          new Promise<void>((begun) => {
+            const p = deps.projections[name];
+            const proving = prove(name, p);
+            seedFromCheckpoint(p, name, { objects, open: openCheckpoint, streamInfo, tally, log, now }, begun)
+              .catch((err: unknown) => {
+                p.dropSeed("the checkpoint could not be loaded");
+                fellBack(name, { reason: "unreadable", detail: (err as Error).message }, { tally, log });
+              })
+              .finally(() => {
+                if (p.seededAt === undefined) proving.unsubscribe();
+                begun();
+              });
+          }),
+      ),
     );
   }
   const writer =

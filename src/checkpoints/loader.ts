@@ -18,7 +18,7 @@ import { once } from "node:events";
 import { createGunzip } from "node:zlib";
 import type { StreamInfo } from "@nats-io/jetstream";
 import type { Logger } from "../log.js";
-import type { Projection } from "../projections/projection.js";
+import type { Projection, SeedOutcome } from "../projections/projection.js";
 import type { BucketSpec } from "../projections/store/spec.js";
 import { CheckpointError } from "../projections/store/checkpoint/format.js";
 import type { OpenedCheckpoint } from "../projections/store/checkpoint/decode.js";
@@ -60,21 +60,38 @@ const ADVICE: Record<FallbackReason, string> = {
  */
 const UNPACK_CHUNK_BYTES = 1 << 20;
 
+/**
+ * The most messages a watch may deliver while its checkpoint loads: they are
+ * held in memory until the load ends. A stream further ahead of the
+ * checkpoint is read from it once the load has ended.
+ */
+const HELD_CATCH_UP_MAX = 50_000;
+
 /** The stored bytes failed (not their unpacking): the checkpoint is unreadable, not corrupt. */
 class StoredError extends Error {
   override readonly name = "StoredError";
+}
+
+/** The load was stopped because the checkpoint was refused meanwhile (the refusal says why). */
+class CancelledError extends Error {
+  override readonly name = "CancelledError";
 }
 
 /**
  * A checkpoint's stored chunks unpacked as they arrive (gzip, a member per
  * slice as the writer stored them); a gzip error is a corrupt checkpoint,
  * an error of the stored chunks a StoredError. A consumer that stops early
- * stops the reading too.
+ * stops the reading too, and so does `cancel` (the checkpoint was refused
+ * while it loaded): the reader's next chunk then rejects with its reason.
  */
-async function* unpacked(stored: AsyncIterable<Uint8Array>): AsyncGenerator<Uint8Array> {
+async function* unpacked(stored: AsyncIterable<Uint8Array>, cancel: AbortSignal): AsyncGenerator<Uint8Array> {
   const gz = createGunzip({ chunkSize: UNPACK_CHUNK_BYTES });
   const stop = new AbortController();
   let storedErr: Error | undefined;
+  const onCancel = (): void => {
+    gz.destroy(new CancelledError(String(cancel.reason)));
+  };
+  cancel.addEventListener("abort", onCancel, { once: true });
   // Feeds the stored chunks in; gz ends only after the last one, and so after the object's digest has passed.
   void (async () => {
     try {
@@ -92,9 +109,11 @@ async function* unpacked(stored: AsyncIterable<Uint8Array>): AsyncGenerator<Uint
   try {
     for await (const out of gz) yield out as Uint8Array;
   } catch (err) {
+    if (err instanceof CancelledError) throw err;
     if (storedErr !== undefined) throw storedErr;
     throw new CheckpointError("corrupt", `the checkpoint does not unpack: ${(err as Error).message}`);
   } finally {
+    cancel.removeEventListener("abort", onCancel);
     stop.abort();
     gz.destroy();
   }
@@ -107,23 +126,36 @@ function refusalOf(err: unknown): Refusal {
   return { reason: r === "format-version" || r === "foreign" ? r : "corrupt", detail: (err as Error).message };
 }
 
+/** The stream as it is now, against what the checkpoint recorded of it: undefined when it may be used. */
+async function checkStream(opened: OpenedCheckpoint, streamNow: Promise<StreamInfo>): Promise<Refusal | undefined> {
+  const recorded = asStreamIdentity(opened.stream);
+  if (recorded === undefined) return { reason: "corrupt", detail: "the checkpoint does not name the stream it was taken from" };
+  let si: StreamInfo;
+  try {
+    si = await streamNow;
+  } catch (err) {
+    return { reason: "unreadable", detail: `the stream's state could not be read to compare it: ${(err as Error).message}` };
+  }
+  return refuseCheckpoint(recorded, opened.revision, si);
+}
+
 /**
  * Seed `p` from the newest checkpoint named `name` when it may be used;
- * returns why not otherwise. Its header (format, bucket) is checked and the
- * stream's identity compared before any record is loaded; its bytes' checks
- * (gzip's CRC-32, the object's digest) pass on its last byte, before the
- * seed.
+ * returns why not otherwise. Once its header (format, bucket) is in, the
+ * projection begins its seed (`beginSeed`) and its records load while the
+ * stream is compared with it; a refusal stops the load. `begun` is called
+ * once the projection's watch may start: as soon as the stream is found
+ * close enough to the checkpoint (HELD_CATCH_UP_MAX), so that the writes
+ * since arrive while the rest loads; else when this ends.
+ * The bytes' own checks (gzip's CRC-32, the object's digest) pass on its
+ * last byte, before the seed is taken. A seed begun and then refused is
+ * dropped (`dropSeed`: the watch reads the bucket whole).
  */
-export async function seedFromCheckpoint(p: Projection, name: string, deps: LoadDeps): Promise<Refusal | undefined> {
+export async function seedFromCheckpoint(p: Projection, name: string, deps: LoadDeps, begun: () => void = () => undefined): Promise<Refusal | undefined> {
   const t0 = deps.now();
-  /** How long each step took (ms), for the log line: the header in, the stream compared, the rest read and loaded. */
+  /** How long each step took (ms) from the start, for the log line: the header in, the stream compared, the rest read and loaded. */
   const steps = { open: 0, check: 0, load: 0 };
-  let at = t0;
-  const step = (which: keyof typeof steps): void => {
-    const t = deps.now();
-    steps[which] = t - at;
-    at = t;
-  };
+  const since = (): number => deps.now() - t0;
   let refusal: Refusal | undefined;
   let opened: OpenedCheckpoint | undefined;
   let stored: StoredCheckpoint | undefined;
@@ -133,24 +165,37 @@ export async function seedFromCheckpoint(p: Projection, name: string, deps: Load
     refusal = { reason: "unreadable", detail: (err as Error).message };
   }
   if (refusal === undefined && stored === undefined) refusal = { reason: "missing", detail: "there is no checkpoint" };
-  const bytes = stored === undefined ? undefined : unpacked(stored.chunks);
+  const cancel = new AbortController();
+  const bytes = stored === undefined ? undefined : unpacked(stored.chunks, cancel.signal);
   if (bytes !== undefined) {
+    // The stream as it is now the checkpoint's object is found, asked while its header arrives.
+    const streamNow = deps.streamInfo(name);
+    streamNow.catch(() => undefined);
     try {
-      // The stream as it is now the checkpoint's object is found, asked while its header arrives.
-      const streamNow = deps.streamInfo(name);
-      streamNow.catch(() => undefined);
       opened = await deps.open(bytes, p.store.spec);
-      step("open");
-      const recorded = asStreamIdentity(opened.stream);
-      refusal =
-        recorded === undefined
-          ? { reason: "corrupt", detail: "the checkpoint does not name the stream it was taken from" }
-          : refuseCheckpoint(recorded, opened.revision, await streamNow);
-      step("check");
-      if (refusal === undefined) {
-        await p.seedFrom((store) => (opened as OpenedCheckpoint).loadInto(store));
-        step("load");
+      steps.open = since();
+      const revision = opened.revision;
+      p.beginSeed(revision);
+      const checked = checkStream(opened, streamNow).then(async (r) => {
+        steps.check = since();
+        if (r !== undefined) cancel.abort(r.reason);
+        // A short catch-up is read while the records load; a long one after, rather than held in memory meanwhile.
+        else if ((await streamNow).state.last_seq - revision <= HELD_CATCH_UP_MAX) begun();
+        return r;
+      });
+      const load = p.seedFrom((store) => (opened as OpenedCheckpoint).loadInto(store));
+      let outcome: SeedOutcome | undefined;
+      try {
+        outcome = await load;
+        steps.load = since();
+      } catch (err) {
+        refusal = (await checked) ?? refusalOf(err);
       }
+      refusal ??= await checked;
+      // Stopping, or dropped by whoever said why: nothing more to do or say.
+      if (outcome === "stopped" || outcome === "dropped")
+        return refusal ?? { reason: "unreadable", detail: `the seed was ${outcome} while the checkpoint loaded` };
+      if (outcome === "rebuilding") refusal ??= { reason: "history-gone", detail: "the writes since the checkpoint left the stream while it loaded" };
     } catch (err) {
       refusal = refusalOf(err);
     } finally {
@@ -160,6 +205,7 @@ export async function seedFromCheckpoint(p: Projection, name: string, deps: Load
   }
   if (refusal !== undefined || opened === undefined) {
     const why = refusal ?? { reason: "corrupt" as const, detail: "nothing decoded" };
+    p.dropSeed(`the checkpoint was not used (${why.reason})`);
     fellBack(name, why, deps);
     return why;
   }

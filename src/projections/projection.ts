@@ -21,6 +21,9 @@ export interface ProjectionObserver extends StoreObserver {
 
 export type { ProjectionStats };
 
+/** What became of a checkpoint `seedFrom` loaded: taken, or let go because the watch had to rebuild, the seed was dropped, or the projection stopped. */
+export type SeedOutcome = "taken" | "rebuilding" | "dropped" | "stopped";
+
 export class Projection {
   /**
    * The store as its readers see it: reads only. The same object for the
@@ -54,11 +57,16 @@ export class Projection {
   private sub: Subscription | undefined;
   private readonly log: Logger;
   /**
-   * A start from a checkpoint: the store holds a checkpoint, and the first
-   * sync is not announced until `confirmSeed` (the checkpoint is proven to
-   * describe the bucket) or `dropSeed` (it is not: the bucket is read whole).
+   * A start from a checkpoint at `revision`. While it `loading`, the
+   * checkpoint is read into a store aside while the watch already reads the
+   * bucket from `revision` + 1: its entries are held (`catchUp`) and a sync it
+   * reaches is noted (`syncedAt`), both taken once the load ends. Then the
+   * store holds the checkpoint, and the first sync is not announced until
+   * `confirmSeed` (the checkpoint is proven to describe the bucket) or
+   * `dropSeed` (it is not: the bucket is read whole).
    */
-  private seed: { readonly revision: number; tally?: CountTally } | undefined;
+  private seed: { readonly revision: number; loading: boolean; syncedAt?: number; tally?: CountTally; givenUp?: "rebuilding" | "dropped" } | undefined;
+  private stopped = false;
   /** A seeded projection has caught up with its bucket at this revision: prove its seed now (`countAt`, then confirm or drop). */
   readonly caughtUp$ = new Subject<number>();
   private readonly restarts = new Subject<string>();
@@ -87,7 +95,8 @@ export class Projection {
   /** The last revision the watch delivered, held entries included: where a resume goes on from, and how far the watch has got (its stall check). */
   get received(): number {
     const held = this.catchUp;
-    return held !== undefined && held.length > 0 ? Math.max(this.store.revision, (held[held.length - 1] as RawEntry).revision) : this.store.revision;
+    const applied = Math.max(this.store.revision, this.seed?.revision ?? 0);
+    return held !== undefined && held.length > 0 ? Math.max(applied, (held[held.length - 1] as RawEntry).revision) : applied;
   }
 
   get isSynced(): boolean {
@@ -99,23 +108,45 @@ export class Projection {
   }
 
   /**
-   * Start from a checkpoint (before the watch is connected): `fill` loads it
-   * into a new store, which then takes the place of this projection's and
-   * is told to the observer whole; the watch then reads the bucket from its
-   * revision + 1. When `fill` rejects, nothing changes.
+   * A checkpoint at `revision` is about to be loaded (before the watch
+   * starts): the watch may read the bucket from `revision` + 1 at once, so
+   * that its consumer is made and the writes since the checkpoint arrive
+   * while the checkpoint loads. Its entries are held until `seedFrom` ends.
    */
-  async seedFrom(fill: (store: ProjectionStore) => Promise<void>): Promise<void> {
-    const unwatched = (): void => {
-      if (this.sub !== undefined || this.writable.size > 0)
-        throw new ProvisionerError("INTERNAL", `the ${this.what} projection can take a checkpoint only before its watch starts`);
-    };
-    unwatched();
+  beginSeed(revision: number): void {
+    if (this.sub !== undefined || this.writable.size > 0 || this.seed !== undefined)
+      throw new ProvisionerError("INTERNAL", `the ${this.what} projection can begin from a checkpoint only before its watch starts`);
+    this.seed = { revision, loading: true };
+    this.catchUp = [];
+  }
+
+  /**
+   * Load the checkpoint `beginSeed` announced: `fill` loads it into a new
+   * store, which then takes the place of this projection's and is told to
+   * the observer whole; then the entries held meanwhile are applied, and a
+   * sync the watch reached meanwhile is taken. When the seed was given up
+   * during the load (the watch had to rebuild from a fresh snapshot,
+   * `dropSeed`, a stop), what was filled is let go and the outcome says why.
+   * When `fill` rejects, nothing changes.
+   */
+  async seedFrom(fill: (store: ProjectionStore) => Promise<void>): Promise<SeedOutcome> {
+    const seed = this.seed;
+    if (seed?.loading !== true) throw new ProvisionerError("INTERNAL", `the ${this.what} projection loads a checkpoint only after beginSeed`);
     const next = new ProjectionStore(this.writable.spec);
     await fill(next);
-    unwatched();
+    if (this.stopped) return "stopped";
+    if (seed.givenUp !== undefined) return seed.givenUp;
     this.writable.adopt(next);
     this.replayToObserver();
-    this.seed = { revision: next.revision };
+    seed.loading = false;
+    if (seed.syncedAt !== undefined) this.syncedTo(seed.syncedAt);
+    else {
+      // Not caught up yet: what was held is applied, and the rest as it comes (nothing is answered before the sync).
+      const held = this.catchUp ?? [];
+      this.catchUp = undefined;
+      for (const e of held) this.applyEntry(e);
+    }
+    return "taken";
   }
 
   /** The checkpoint's revision while a seed waits for its proof. */
@@ -145,7 +176,9 @@ export class Projection {
   /** The seed cannot be proven: forget it and read the bucket whole, as a start without one. */
   dropSeed(why: string): void {
     if (this.seed === undefined) return;
+    this.seed.givenUp = "dropped";
     this.seed = undefined;
+    this.catchUp = undefined;
     this.writable.adopt(new ProjectionStore(this.writable.spec));
     this.replayToObserver();
     this.firstSync = { expected: 0, received: 0 };
@@ -162,6 +195,7 @@ export class Projection {
   }
 
   stop(): void {
+    this.stopped = true;
     this.sub?.unsubscribe();
     this.changes$.complete();
   }
@@ -216,23 +250,12 @@ export class Projection {
         this.applyEntry(ev.entry);
         return;
       }
-      case "synced": {
+      case "synced":
         if (this.rebuilding) this.swapInRebuilt(ev.lastSeq);
-        const held = this.catchUp;
-        this.catchUp = undefined;
-        if (held !== undefined) for (const e of held) this.applyEntry(e);
-        this.writable.markSynced(ev.lastSeq);
-        if (this.seed !== undefined) {
-          // Caught up from a checkpoint: counted from here on, and announced once proven.
-          if (this.seed.tally === undefined) {
-            this.seed.tally = new CountTally(this.writable.revision, this.writable.heldKeys);
-            this.caughtUp$.next(this.writable.revision);
-          }
-          return;
-        }
-        this.announceSynced(this.everSynced ? "projection caught up again after resuming its watch" : "projection synced with its bucket");
+        // Caught up before the checkpoint has loaded: taken once it has (seedFrom).
+        if (this.seed?.loading === true) this.seed.syncedAt = ev.lastSeq;
+        else this.syncedTo(ev.lastSeq);
         return;
-      }
       case "reached":
         // Only a projection that is caught up takes it (a seeded one too, whose proof counts at the stream's end):
         // one holding a catch-up or rebuilding gets there by its sync.
@@ -247,7 +270,8 @@ export class Projection {
         // growing step by step (a resume's count may be mostly updates of keys it holds: no room is taken then).
         if (this.rebuilding) this.rebuilding.expect(ev.count);
         else if (!this.everSynced) {
-          this.writable.expect(ev.count);
+          // While a checkpoint loads, the store is the one it replaces.
+          if (this.seed?.loading !== true) this.writable.expect(ev.count);
           // A first sync that started over counts from its new consumer.
           this.firstSync = { expected: ev.count, received: 0 };
         }
@@ -267,12 +291,29 @@ export class Projection {
           "the history needed to resume is gone from the stream: rebuilding the projection from a fresh snapshot",
         );
         this.rebuilding = new ProjectionStore(this.writable.spec);
-        // A rebuild reads the bucket whole: a checkpoint it started from has nothing left to prove.
+        // A rebuild reads the bucket whole: a checkpoint it started from has nothing left to prove (or to load).
+        if (this.seed !== undefined) this.seed.givenUp = "rebuilding";
         this.seed = undefined;
         // The fresh snapshot holds every key's last write: what was held is in it.
         this.catchUp = undefined;
         return;
     }
+  }
+
+  /** The watch has caught up to `lastSeq`: apply what was held, then count a seed from here on (announced once proven), or announce the sync. */
+  private syncedTo(lastSeq: number): void {
+    const held = this.catchUp;
+    this.catchUp = undefined;
+    if (held !== undefined) for (const e of held) this.applyEntry(e);
+    this.writable.markSynced(lastSeq);
+    if (this.seed !== undefined) {
+      if (this.seed.tally === undefined) {
+        this.seed.tally = new CountTally(this.writable.revision, this.writable.heldKeys);
+        this.caughtUp$.next(this.writable.revision);
+      }
+      return;
+    }
+    this.announceSynced(this.everSynced ? "projection caught up again after resuming its watch" : "projection synced with its bucket");
   }
 
   private announceSynced(message: string): void {

@@ -63,17 +63,26 @@ function objectsOf(bytes: Buffer, size: number, after: (taken: number) => void =
   return o;
 }
 
-async function seed(objects: CheckpointObjects, last = KEYS): Promise<{ p: Projection; refusal: Awaited<ReturnType<typeof seedFromCheckpoint>> }> {
+async function seed(
+  objects: CheckpointObjects,
+  last = KEYS,
+  begun: (p: Projection) => void = () => undefined,
+): Promise<{ p: Projection; refusal: Awaited<ReturnType<typeof seedFromCheckpoint>> }> {
   const { log } = memoryLogger("error");
   const p = new Projection(needsSpec, log);
-  const refusal = await seedFromCheckpoint(p, "needs", {
-    objects,
-    open: openCheckpoint,
-    streamInfo: () => Promise.resolve(streamInfo(last)),
-    tally: new CheckpointTally(),
-    log,
-    now: () => 0,
-  });
+  const refusal = await seedFromCheckpoint(
+    p,
+    "needs",
+    {
+      objects,
+      open: openCheckpoint,
+      streamInfo: () => Promise.resolve(streamInfo(last)),
+      tally: new CheckpointTally(),
+      log,
+      now: () => 0,
+    },
+    () => begun(p),
+  );
   return { p, refusal };
 }
 
@@ -118,5 +127,20 @@ describe("a start from a checkpoint read as it arrives", () => {
     assert.equal(refusal?.reason, "ahead");
     await eventually(() => assert.ok(objects.returned, "the stored chunks were let go"), { timeoutMs: 2000 });
     assert.ok(taken < large.length / 2, `${taken} of ${large.length} bytes taken`);
+  });
+
+  test("a stream a short catch-up past the checkpoint lets the watch start while the records load", async () => {
+    const entriesWhenBegun: number[] = [];
+    const { refusal } = await seed(objectsOf(stored, 512), KEYS + 10, (p) => entriesWhenBegun.push(p.store.size));
+    assert.equal(refusal, undefined);
+    assert.deepEqual(entriesWhenBegun, [0], "begun once, before the checkpoint's entries were in");
+  });
+
+  test("a stream far past the checkpoint starts its watch only after the load, rather than hold its catch-up", async () => {
+    let begun = 0;
+    const { p, refusal } = await seed(objectsOf(stored, 512), KEYS + 60_000, () => begun++);
+    assert.equal(refusal, undefined);
+    assert.equal(begun, 0, "left to the caller, once the load has ended");
+    assert.equal(p.store.size, KEYS);
   });
 });
