@@ -72,8 +72,9 @@ async function syncedIn(child: Child, timeoutMs: number): Promise<number> {
 /**
  * Where an instance's start went, from its log: spawn -> its first line (the
  * process and its modules loaded), -> the needs checkpoint loaded (and that
- * load's steps, in ms: open (the header in), check (the stream compared),
- * load (the rest read, unpacked and loaded, overlapping)).
+ * load's steps, in ms from the load's start: open (the header in), check
+ * (the stream compared, while the records load), load (the rest read,
+ * unpacked and loaded)).
  */
 async function loadTimeline(child: Child, timeoutMs: number): Promise<string> {
   const started = child.waitFor("stderr", (l) => logTime(l, STARTING_MSG), timeoutMs, `the log line "${STARTING_MSG}"`);

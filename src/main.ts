@@ -163,8 +163,11 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   });
   // Opened before the watches start: behind a large bucket's consumer creation these small requests would wait.
   const kvm = new Kvm(js);
-  const seat = new Seat({ kv: await patiently("open the seat's bucket", () => kvm.open(SEAT_BUCKET), log), ttlMs: opts.seatTtlMs, log });
-  const registryKv = await patiently("open the registry bucket", () => kvm.open(BUCKETS.registry), log);
+  const [seatKv, registryKv] = await Promise.all([
+    patiently("open the seat's bucket", () => kvm.open(SEAT_BUCKET), log),
+    patiently("open the registry bucket", () => kvm.open(BUCKETS.registry), log),
+  ]);
+  const seat = new Seat({ kv: seatKv, ttlMs: opts.seatTtlMs, log });
   const subs: Subscription[] = [];
   // The watches take turns to create their consumers (see creation-gate.ts), and every creation is counted.
   const gate = new CreationGate();

@@ -157,7 +157,7 @@ export async function ensureBuckets(
   log: Logger,
   limits: BucketLimits,
 ): Promise<Record<string, BucketOutcome>> {
-  const out: Record<string, BucketOutcome> = {};
-  for (const p of plans) out[p.bucket] = await ensureBucket(jsm, p, replicas, log, limits);
-  return out;
+  // Each bucket is its own stream: asked at once, a start waits for one round trip rather than one a bucket.
+  const outcomes = await Promise.all(plans.map((p) => ensureBucket(jsm, p, replicas, log, limits)));
+  return Object.fromEntries(plans.map((p, i) => [p.bucket, outcomes[i] as BucketOutcome]));
 }

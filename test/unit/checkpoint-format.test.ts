@@ -1,5 +1,6 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import { ProjectionStore } from "../../src/projections/store/store.js";
 import { appliedSpec, collectSpec, needsSpec } from "../../src/projections/bucket-specs.js";
 import type { BucketSpec } from "../../src/projections/store/spec.js";
@@ -103,6 +104,29 @@ describe("a checkpoint written and read back", () => {
     rev += 603;
     assert.deepEqual(content(back), content(store));
     assert.equal(back.revision, rev);
+  });
+
+  test("property: a loaded store and the one it was written from stay alike through any puts and deletes after it", async () => {
+    const keyOf = (i: number): string => `n${i % 9}.m${i % 4}.${["config", "port", "secret"][i % 3]}.k${i}`;
+    const ops = fc.array(fc.tuple(fc.integer({ min: 0, max: 80 }), fc.option(fc.integer({ min: 0, max: 999 }), { freq: 3 })), { maxLength: 150 });
+    await fc.assert(
+      fc.asyncProperty(ops, ops, async (before, after) => {
+        const store = storeOf(
+          needsSpec,
+          before.map(([i, v]) => [keyOf(i), v === null ? null : JSON.stringify({ v })]),
+        );
+        const back = (await decodeStore(encode(store, 5), needsSpec)).store;
+        const from = store.revision;
+        for (const s of [store, back]) {
+          let r = from;
+          for (const [i, v] of after) s.apply(v === null ? "DEL" : "PUT", keyOf(i), ++r, enc.encode(JSON.stringify({ v })));
+        }
+        assert.deepEqual(content(back), content(store));
+        assert.equal(back.size, store.size);
+        for (let i = 0; i <= 80; i++) assert.equal(back.get(keyOf(i))?.json, store.get(keyOf(i))?.json, keyOf(i));
+      }),
+      { numRuns: 150 },
+    );
   });
 
   test("applied entries, written without their heads, come back byte for byte", async () => {
