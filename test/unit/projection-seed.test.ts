@@ -1,7 +1,7 @@
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { Subject } from "rxjs";
-import { Projection } from "../../src/projections/projection.js";
+import { Projection, type SeedOutcome } from "../../src/projections/projection.js";
 import { needsSpec } from "../../src/projections/bucket-specs.js";
 import type { ProjectionStore } from "../../src/projections/store/store.js";
 import { memoryLogger } from "../../src/log.js";
@@ -59,13 +59,18 @@ test("a watch begun at a checkpoint's revision is held while the checkpoint load
   assert.equal(p.isSynced, true);
 });
 
-test("a checkpoint that loads before the watch catches up applies what was held and the rest as it comes", async () => {
+/** A projection begun from a checkpoint at revision 3, its watch connected, the checkpoint loading until `slow.finish()`. */
+function loadingSeed(): { watch: Subject<WatchEvent>; p: Projection; slow: ReturnType<typeof slowCheckpoint>; loading: Promise<SeedOutcome> } {
   const watch = new Subject<WatchEvent>();
   const p = new Projection(needsSpec, memoryLogger("error").log);
   p.beginSeed(3);
   p.connect(watch);
   const slow = slowCheckpoint();
-  const loading = p.seedFrom(slow.fill);
+  return { watch, p, slow, loading: p.seedFrom(slow.fill) };
+}
+
+test("a checkpoint that loads before the watch catches up applies what was held and the rest as it comes", async () => {
+  const { watch, p, slow, loading } = loadingSeed();
   watch.next(put("n1.web.config.a", 4, "a2"));
   slow.finish();
   assert.equal(await loading, "taken");
@@ -77,12 +82,7 @@ test("a checkpoint that loads before the watch catches up applies what was held 
 });
 
 test("a watch that must rebuild while the checkpoint loads drops the checkpoint for its fresh snapshot", async () => {
-  const watch = new Subject<WatchEvent>();
-  const p = new Projection(needsSpec, memoryLogger("error").log);
-  p.beginSeed(3);
-  p.connect(watch);
-  const slow = slowCheckpoint();
-  const loading = p.seedFrom(slow.fill);
+  const { watch, p, slow, loading } = loadingSeed();
   watch.next({ type: "rebuilding", fromRevision: 3, firstSeq: 9 });
   watch.next(put("n3.web.config.z", 9, "z"));
   watch.next({ type: "synced", lastSeq: 9 });
@@ -94,14 +94,9 @@ test("a watch that must rebuild while the checkpoint loads drops the checkpoint 
 });
 
 test("a seed dropped while its checkpoint loads starts the watch again from nothing", async () => {
-  const watch = new Subject<WatchEvent>();
-  const p = new Projection(needsSpec, memoryLogger("error").log);
+  const { watch, p, slow, loading } = loadingSeed();
   const restarts: string[] = [];
   p.restart$.subscribe((why) => restarts.push(why));
-  p.beginSeed(3);
-  p.connect(watch);
-  const slow = slowCheckpoint();
-  const loading = p.seedFrom(slow.fill);
   watch.next(put("n1.web.config.a", 4, "a2"));
   p.dropSeed("the stream was recreated");
   assert.deepEqual(restarts, ["the stream was recreated"]);
