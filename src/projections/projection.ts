@@ -11,6 +11,7 @@ import type { Logger } from "../log.js";
 import type { RawEntry, WatchEvent } from "../streams/kv-watch.js";
 import type { BucketSpec } from "./store/spec.js";
 import type { ProjectionStats } from "mesh-provisioner-client/protocol/stats.js";
+import type { ProgressOf } from "./sync-progress.js";
 import { ProjectionStore, type Change, type StoreObserver } from "./store/store.js";
 import type { StoreView } from "./store/view.js";
 
@@ -218,8 +219,8 @@ export class Projection {
   }
 
   /** How far the first sync has come (`expected` is 0 until the watch's consumer has said how many entries it delivers). */
-  get syncProgress(): { readonly expected: number; readonly received: number; readonly done: boolean } {
-    return { ...this.firstSync, done: this.everSynced };
+  get syncProgress(): ProgressOf {
+    return { ...this.firstSync, done: this.everSynced, loadingCheckpoint: this.seed?.loading === true };
   }
 
   stats(): ProjectionStats {

@@ -13,6 +13,8 @@ export interface ProgressOf {
   readonly expected: number;
   readonly received: number;
   readonly done: boolean;
+  /** A checkpoint is loading; `received` counts the newer writes held meanwhile. */
+  readonly loadingCheckpoint?: boolean;
 }
 
 /** "needs 420,000 of 1,000,000 (42%); applied synced; …" (pure). */
@@ -20,6 +22,7 @@ export function progressText(progress: Readonly<Record<string, ProgressOf>>): st
   return Object.entries(progress)
     .map(([what, p]) => {
       if (p.done) return `${what} synced`;
+      if (p.loadingCheckpoint === true) return `${what} loading its checkpoint (${p.received.toLocaleString("en")} newer writes held)`;
       if (p.expected === 0) return `${what} waiting for its consumer`;
       const pct = Math.min(100, Math.floor((100 * p.received) / p.expected));
       return `${what} ${p.received.toLocaleString("en")} of ${p.expected.toLocaleString("en")} (${pct}%)`;

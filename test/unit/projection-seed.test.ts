@@ -46,6 +46,7 @@ test("a watch begun at a checkpoint's revision is held while the checkpoint load
   assert.equal(p.store.size, 0, "nothing is applied before the checkpoint is in");
   assert.equal(p.received, 5, "the stall check sees the watch moving");
   assert.deepEqual(caughtUp, [], "not caught up before the checkpoint is in");
+  assert.deepEqual(p.syncProgress, { expected: 2, received: 2, done: false, loadingCheckpoint: true }, "the progress line says it loads");
 
   slow.finish();
   assert.equal(await loading, "taken");
@@ -53,6 +54,7 @@ test("a watch begun at a checkpoint's revision is held while the checkpoint load
   assert.equal(valueOf(p, "n1.web.config.b"), "b2");
   assert.equal(p.revision, 5);
   assert.deepEqual(caughtUp, [5], "caught up once the checkpoint and what was held are in");
+  assert.equal(p.syncProgress.loadingCheckpoint, false);
   assert.equal(p.isSynced, false, "answered only once the seed is proven");
   assert.equal(p.countAt(5), 4, "three entries and a delete marker");
   p.confirmSeed();

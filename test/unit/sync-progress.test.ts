@@ -14,6 +14,11 @@ describe("the first sync's progress line", () => {
     assert.equal(text, "registry synced; needs 420,000 of 1,000,000 (42%); applied waiting for its consumer");
   });
 
+  test("says a checkpoint is loading, and how many newer writes wait for it, rather than a share of the catch-up", () => {
+    const text = progressText({ needs: { expected: 58, received: 1921, done: false, loadingCheckpoint: true } });
+    assert.equal(text, "needs loading its checkpoint (1,921 newer writes held)");
+  });
+
   test("never says more than 100% when writes arrive during the sync", () => {
     assert.match(progressText({ needs: { expected: 10, received: 12, done: false } }), /\(100%\)/);
   });
