@@ -191,6 +191,9 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     subs.push(p.connect(watchBucket(deps, { bucket: BUCKETS[what], fromRevision: () => p.received, restart$: p.restart$ })));
   }
   const progress = startSyncProgress(projections, log, opts.progressEveryMs);
+  // The seat, the reconciler and the verb start once the checkpoints have loaded: a load keeps the event loop busy,
+  // and a holder whose renewals wait behind it would lose the seat it took.
+  await checkpoints.loaded;
 
   const reconciler = new Reconciler({
     registry: projections.registry,

@@ -37,6 +37,8 @@ export interface CheckpointDeps {
 
 export interface Checkpoints {
   readonly tally: CheckpointTally;
+  /** Settles once every checkpoint has loaded or been refused (the watches may have started before). */
+  readonly loaded: Promise<void>;
   /** Start the holder's schedule (once the instance is up). */
   startWriting(): void;
   /** Stop the schedule; `final`: write the checkpoints that are behind first (the holder's graceful stop). */
@@ -50,6 +52,7 @@ export async function startCheckpoints(deps: CheckpointDeps): Promise<Checkpoint
   const streamInfo = (name: string): Promise<StreamInfo> => deps.jsm.streams.info(streamName(BUCKETS[name as NodeWhat]));
   const objects: CheckpointObjects | undefined = await openCheckpointObjects(deps.js, { replicas: deps.replicas, maxBytes: deps.maxBytes }, log);
   const names = Object.keys(deps.projections) as NodeWhat[];
+  let loaded = Promise.resolve();
   if (objects !== undefined) {
     // Each projection's seed is proven once its watch has caught up; the subscription is made before the watch starts.
     const prove = (name: NodeWhat, p: Projection): Subscription => {
@@ -74,13 +77,15 @@ export async function startCheckpoints(deps: CheckpointDeps): Promise<Checkpoint
     };
     // Resolved once every projection has begun from its checkpoint's header or will read its bucket whole: the
     // watches start then, and the checkpoints go on loading while their consumers are made and the writes since arrive.
+    const loads: Promise<void>[] = [];
     await Promise.all(
       names.map(
         (name) =>
           new Promise<void>((begun) => {
             const p = deps.projections[name];
             const proving = prove(name, p);
-            seedFromCheckpoint(p, name, { objects, open: openCheckpoint, streamInfo, tally, log, now }, begun)
+            const load = seedFromCheckpoint(p, name, { objects, open: openCheckpoint, streamInfo, tally, log, now }, begun)
+              .then(() => undefined)
               .catch((err: unknown) => {
                 p.dropSeed("the checkpoint could not be loaded");
                 fellBack(name, { reason: "unreadable", detail: (err as Error).message }, { tally, log });
@@ -89,9 +94,11 @@ export async function startCheckpoints(deps: CheckpointDeps): Promise<Checkpoint
                 if (p.seededAt === undefined) proving.unsubscribe();
                 begun();
               });
+            loads.push(load);
           }),
       ),
     );
+    loaded = Promise.all(loads).then(() => undefined);
   }
   const writer =
     objects === undefined
@@ -109,6 +116,7 @@ export async function startCheckpoints(deps: CheckpointDeps): Promise<Checkpoint
         });
   return {
     tally,
+    loaded,
     startWriting: () => writer?.start(),
     stop: async (final) => writer?.stop(final),
   };

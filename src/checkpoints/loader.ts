@@ -61,11 +61,14 @@ const ADVICE: Record<FallbackReason, string> = {
 const UNPACK_CHUNK_BYTES = 1 << 20;
 
 /**
- * The most messages a watch may deliver while its checkpoint loads: they are
- * held in memory until the load ends. A stream further ahead of the
- * checkpoint is read from it once the load has ended.
+ * When a watch may start while its checkpoint loads: with at most this many
+ * messages to deliver meanwhile (held in memory until the load ends), and a
+ * load of at most this many entries. A longer load keeps the event loop so
+ * busy that the watch, its delivery slowed, is taken for stalled and made
+ * again and again; a stream further ahead, or a larger checkpoint, is read
+ * once the load has ended.
  */
-const HELD_CATCH_UP_MAX = 50_000;
+const EARLY_WATCH = { maxCatchUp: 50_000, maxEntries: 2_000_000 } as const;
 
 /** The stored bytes failed (not their unpacking): the checkpoint is unreadable, not corrupt. */
 class StoredError extends Error {
@@ -145,8 +148,8 @@ async function checkStream(opened: OpenedCheckpoint, streamNow: Promise<StreamIn
  * projection begins its seed (`beginSeed`) and its records load while the
  * stream is compared with it; a refusal stops the load. `begun` is called
  * once the projection's watch may start: as soon as the stream is found
- * close enough to the checkpoint (HELD_CATCH_UP_MAX), so that the writes
- * since arrive while the rest loads; else when this ends.
+ * close enough to a checkpoint small enough (EARLY_WATCH), so that the
+ * writes since arrive while the rest loads; else when this ends.
  * The bytes' own checks (gzip's CRC-32, the object's digest) pass on its
  * last byte, before the seed is taken. A seed begun and then refused is
  * dropped (`dropSeed`: the watch reads the bucket whole).
@@ -179,8 +182,9 @@ export async function seedFromCheckpoint(p: Projection, name: string, deps: Load
       const checked = checkStream(opened, streamNow).then(async (r) => {
         steps.check = since();
         if (r !== undefined) cancel.abort(r.reason);
-        // A short catch-up is read while the records load; a long one after, rather than held in memory meanwhile.
-        else if ((await streamNow).state.last_seq - revision <= HELD_CATCH_UP_MAX) begun();
+        // A short catch-up is read while a short load runs; else after it (EARLY_WATCH).
+        else if ((await streamNow).state.last_seq - revision <= EARLY_WATCH.maxCatchUp && (opened as OpenedCheckpoint).entries <= EARLY_WATCH.maxEntries)
+          begun();
         return r;
       });
       const load = p.seedFrom((store) => (opened as OpenedCheckpoint).loadInto(store));

@@ -8,7 +8,7 @@ import { ProjectionStore } from "../../src/projections/store/store.js";
 import { needsSpec } from "../../src/projections/bucket-specs.js";
 import { encodeStore } from "../../src/projections/store/checkpoint/encode.js";
 import { openCheckpoint } from "../../src/projections/store/checkpoint/decode.js";
-import { seedFromCheckpoint } from "../../src/checkpoints/loader.js";
+import { seedFromCheckpoint, type CheckpointOpener } from "../../src/checkpoints/loader.js";
 import type { CheckpointObjects } from "../../src/checkpoints/objects.js";
 import { streamIdentity } from "../../src/checkpoints/stream-identity.js";
 import { CheckpointTally } from "../../src/checkpoints/tally.js";
@@ -67,6 +67,7 @@ async function seed(
   objects: CheckpointObjects,
   last = KEYS,
   begun: (p: Projection) => void = () => undefined,
+  open: CheckpointOpener = openCheckpoint,
 ): Promise<{ p: Projection; refusal: Awaited<ReturnType<typeof seedFromCheckpoint>> }> {
   const { log } = memoryLogger("error");
   const p = new Projection(needsSpec, log);
@@ -75,7 +76,7 @@ async function seed(
     "needs",
     {
       objects,
-      open: openCheckpoint,
+      open,
       streamInfo: () => Promise.resolve(streamInfo(last)),
       tally: new CheckpointTally(),
       log,
@@ -142,5 +143,13 @@ describe("a start from a checkpoint read as it arrives", () => {
     assert.equal(refusal, undefined);
     assert.equal(begun, 0, "left to the caller, once the load has ended");
     assert.equal(p.store.size, KEYS);
+  });
+
+  test("a checkpoint whose header says more than 2M entries starts its watch only after the load", async () => {
+    let begun = 0;
+    const large: CheckpointOpener = async (chunks, spec) => ({ ...(await openCheckpoint(chunks, spec)), entries: 2_000_001 });
+    const { refusal } = await seed(objectsOf(stored, 512), KEYS + 10, () => begun++, large);
+    assert.equal(refusal, undefined);
+    assert.equal(begun, 0, "left to the caller, once the load has ended");
   });
 });

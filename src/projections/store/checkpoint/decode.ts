@@ -39,6 +39,8 @@ export interface Seed extends CheckpointMeta {
 /** A checkpoint whose preamble and header have been read and checked: what it says, and its records to load. */
 export interface OpenedCheckpoint extends CheckpointMeta {
   readonly revision: number;
+  /** The entries its header says it holds: a size to plan by (its trailer's counts are what is checked). */
+  readonly entries: number;
   /**
    * Load its records into `store` (new, empty, of the same spec), reading its
    * bytes to their end, and set the store's revision; rejects with a
@@ -96,6 +98,7 @@ export async function openCheckpoint(chunks: Chunks, spec: BucketSpec): Promise<
   const expected = Number.isSafeInteger(header.entries) && header.entries > 0 ? Math.min(header.entries, MAX_EXPECTED) : 0;
   return {
     revision,
+    entries: expected,
     stream: header.stream,
     writtenAt: header.writtenAt,
     loadInto: async (store) => {
