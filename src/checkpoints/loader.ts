@@ -129,16 +129,10 @@ function refusalOf(err: unknown): Refusal {
   return { reason: r === "format-version" || r === "foreign" ? r : "corrupt", detail: (err as Error).message };
 }
 
-/** The stream as it is now, against what the checkpoint recorded of it: undefined when it may be used. */
-async function checkStream(opened: OpenedCheckpoint, streamNow: Promise<StreamInfo>): Promise<Refusal | undefined> {
+/** Why the stream as it is now rules out the checkpoint, against what it recorded of the stream; undefined when it may be used (pure). */
+function checkStream(opened: OpenedCheckpoint, si: StreamInfo): Refusal | undefined {
   const recorded = asStreamIdentity(opened.stream);
   if (recorded === undefined) return { reason: "corrupt", detail: "the checkpoint does not name the stream it was taken from" };
-  let si: StreamInfo;
-  try {
-    si = await streamNow;
-  } catch (err) {
-    return { reason: "unreadable", detail: `the stream's state could not be read to compare it: ${(err as Error).message}` };
-  }
   return refuseCheckpoint(recorded, opened.revision, si);
 }
 
@@ -175,19 +169,26 @@ export async function seedFromCheckpoint(p: Projection, name: string, deps: Load
     const streamNow = deps.streamInfo(name);
     streamNow.catch(() => undefined);
     try {
-      opened = await deps.open(bytes, p.store.spec);
+      const o = await deps.open(bytes, p.store.spec);
+      opened = o;
       steps.open = since();
-      const revision = opened.revision;
-      p.beginSeed(revision);
-      const checked = checkStream(opened, streamNow).then(async (r) => {
-        steps.check = since();
-        if (r !== undefined) cancel.abort(r.reason);
-        // A short catch-up is read while a short load runs; else after it (EARLY_WATCH).
-        else if ((await streamNow).state.last_seq - revision <= EARLY_WATCH.maxCatchUp && (opened as OpenedCheckpoint).entries <= EARLY_WATCH.maxEntries)
-          begun();
-        return r;
-      });
-      const load = p.seedFrom((store) => (opened as OpenedCheckpoint).loadInto(store));
+      p.beginSeed(o.revision);
+      const checked = streamNow.then(
+        (si): Refusal | undefined => {
+          steps.check = since();
+          const r = checkStream(o, si);
+          if (r !== undefined) cancel.abort(r.reason);
+          // A short catch-up is read while a short load runs; else after it (EARLY_WATCH).
+          else if (si.state.last_seq - o.revision <= EARLY_WATCH.maxCatchUp && o.entries <= EARLY_WATCH.maxEntries) begun();
+          return r;
+        },
+        (err: unknown): Refusal => {
+          steps.check = since();
+          cancel.abort("unreadable");
+          return { reason: "unreadable", detail: `the stream's state could not be read to compare it: ${(err as Error).message}` };
+        },
+      );
+      const load = p.seedFrom((store) => o.loadInto(store));
       let outcome: SeedOutcome | undefined;
       try {
         outcome = await load;

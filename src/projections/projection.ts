@@ -141,12 +141,8 @@ export class Projection {
     this.replayToObserver();
     seed.loading = false;
     if (seed.syncedAt !== undefined) this.syncedTo(seed.syncedAt);
-    else {
-      // Not caught up yet: what was held is applied, and the rest as it comes (nothing is answered before the sync).
-      const held = this.catchUp ?? [];
-      this.catchUp = undefined;
-      for (const e of held) this.applyEntry(e);
-    }
+    // Not caught up yet: what was held is applied, and the rest as it comes (nothing is answered before the sync).
+    else this.applyHeld();
     return "taken";
   }
 
@@ -303,9 +299,7 @@ export class Projection {
 
   /** The watch has caught up to `lastSeq`: apply what was held, then count a seed from here on (announced once proven), or announce the sync. */
   private syncedTo(lastSeq: number): void {
-    const held = this.catchUp;
-    this.catchUp = undefined;
-    if (held !== undefined) for (const e of held) this.applyEntry(e);
+    this.applyHeld();
     this.writable.markSynced(lastSeq);
     if (this.seed !== undefined) {
       if (this.seed.tally === undefined) {
@@ -315,6 +309,13 @@ export class Projection {
       return;
     }
     this.announceSynced(this.everSynced ? "projection caught up again after resuming its watch" : "projection synced with its bucket");
+  }
+
+  /** Apply the entries held (`catchUp`), in the order they came, and hold no more. */
+  private applyHeld(): void {
+    const held = this.catchUp;
+    this.catchUp = undefined;
+    if (held !== undefined) for (const e of held) this.applyEntry(e);
   }
 
   private announceSynced(message: string): void {
