@@ -5,6 +5,7 @@
  * an error, on SIGINT) leaves none behind.
  */
 import { spawn, type ChildProcess } from "node:child_process";
+import { readFileSync } from "node:fs";
 import { createInterface } from "node:readline";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { dirname, join, resolve } from "node:path";
@@ -50,6 +51,22 @@ export class Child {
 
   get pid(): number {
     return this.proc.pid ?? -1;
+  }
+
+  /**
+   * The CPU time (user + system, ms) the child has used so far, read from
+   * Linux's /proc (its clock ticks are hundredths of a second there);
+   * undefined elsewhere or once it has exited.
+   */
+  cpuMs(): number | undefined {
+    try {
+      // The fields after the command's closing parenthesis: utime and stime are the 12th and 13th.
+      const f = readFileSync(`/proc/${this.pid}/stat`, "utf8").split(") ")[1]?.split(" ") ?? [];
+      const ticks = Number(f[11]) + Number(f[12]);
+      return Number.isFinite(ticks) ? ticks * 10 : undefined;
+    } catch {
+      return undefined;
+    }
   }
 
   get exited(): boolean {

@@ -5,7 +5,9 @@
  * then again at its graceful stop), then three instances are spawned at once
  * while the nodes write, spawn -> the last one's "all projections synced".
  * Each instance's `$SRV.STATS` says how its needs projection started
- * (from the checkpoint, or read whole and why).
+ * (from the checkpoint, or read whole and why). Then, the nodes still
+ * writing, three bare processes at once only read and unpack the same
+ * checkpoint (`bare-checkpoint.js`): the floor a start from it stands on.
  *
  * While that holder writes its first checkpoints, the driver asks the verb
  * (one node's needs, in turn, one request at a time) and keeps the
@@ -22,7 +24,7 @@ import { CHECKPOINT_BUCKET, objectStreamName } from "mesh-provisioner-client/key
 import { SERVICE_NAME, VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { statsOf } from "mesh-provisioner-client/protocol/stats.js";
 import { startWriter, type WriterResult } from "./background-writer.js";
-import { jsonLine, logTime, spawnService, STARTING_MSG, SYNCED_MSG, type Child } from "./children.js";
+import { jsonLine, logTime, spawnAnchor, spawnService, STARTING_MSG, SYNCED_MSG, type Child } from "./children.js";
 import { NEEDS_STREAM, nodeCount, percentile } from "./common.js";
 import { jsonBody } from "./measure.js";
 import { askWitnesses } from "./witnesses.js";
@@ -40,6 +42,10 @@ export async function forgetCheckpoints(nc: NatsConnection): Promise<void> {
 export interface WarmStart {
   /** Spawn -> "all projections synced" of each of the three. */
   syncMs: number[];
+  /** The CPU time (ms) each of the three had used when it answered (undefined off Linux). */
+  cpuMs: (number | undefined)[];
+  /** Three bare processes at once reading and unpacking the same checkpoint: spawn -> its last byte unpacked, and their CPU time (ms). */
+  floor: { ms: number[]; cpuMs: number[] };
   /** The witness nodes' needs asked at the last revision before the spawn: the answers that differed from the bucket. */
   check: { revisionBefore: number; asks: number; wrong: string[] };
   /** How each instance's needs projection started ($SRV.STATS). */
@@ -67,6 +73,17 @@ export interface WarmOptions {
 async function syncedIn(child: Child, timeoutMs: number): Promise<number> {
   const at = await child.waitFor("stderr", (l) => logTime(l, SYNCED_MSG), timeoutMs, `the log line "${SYNCED_MSG}"`);
   return at - child.spawnedAt;
+}
+
+/** Three bare processes at once, each reading and unpacking the needs checkpoint (bare-checkpoint.ts). */
+async function floorOf(o: WarmOptions): Promise<WarmStart["floor"]> {
+  const bare = [0, 1, 2].map(() => spawnAnchor("bare-checkpoint.js", [o.serverUrl]));
+  try {
+    const out = await Promise.all(bare.map((b) => b.result(o.timeoutMs, "its result")));
+    return { ms: out.map((r, i) => Number(r["doneAt"]) - bare[i]!.spawnedAt), cpuMs: out.map((r) => Number(r["cpuMs"])) };
+  } finally {
+    await Promise.all(bare.map((b) => b.stop()));
+  }
 }
 
 /**
@@ -150,7 +167,14 @@ export async function warmStart(o: WarmOptions): Promise<WarmStart> {
   const children = [0, 1, 2].map(() => spawnService(o.serverUrl, o.serviceFlags));
   try {
     const timelines = Promise.all(children.map((c) => loadTimeline(c, o.timeoutMs).catch((err: Error) => err.message)));
-    const syncMs = await Promise.all(children.map((c) => syncedIn(c, o.timeoutMs)));
+    const cpuMs: (number | undefined)[] = [];
+    const syncMs = await Promise.all(
+      children.map(async (c, i) => {
+        const ms = await syncedIn(c, o.timeoutMs);
+        cpuMs[i] = c.cpuMs();
+        return ms;
+      }),
+    );
     const from: string[] = [];
     const client = new Svcm(o.nc).client({ strategy: "count", maxMessages: 3, maxWait: 3000 });
     for await (const s of await client.stats(SERVICE_NAME)) {
@@ -160,7 +184,10 @@ export async function warmStart(o: WarmOptions): Promise<WarmStart> {
     o.log(`start-up from a checkpoint: three instances answering after ${syncMs.join(", ")} ms (needs from: ${from.join(", ")})`);
     for (const [i, t] of (await timelines).entries()) o.log(`start-up from a checkpoint: instance ${i + 1}: ${t}, answering ${syncMs[i]} ms`);
     const wrong = await askWitnesses(o.nc, o.truth, revisionBefore, o.asks);
-    return { syncMs, check: { revisionBefore, asks: o.asks, wrong }, from, writer: await w.stop(), checkpoint, asks };
+    await Promise.all(children.map((c) => c.stop()));
+    const floor = await floorOf(o);
+    o.log(`start-up from a checkpoint: three bare processes read and unpacked it after ${floor.ms.join(", ")} ms (CPU ${floor.cpuMs.join(", ")} ms)`);
+    return { syncMs, cpuMs, floor, check: { revisionBefore, asks: o.asks, wrong }, from, writer: await w.stop(), checkpoint, asks };
   } finally {
     await Promise.all(children.map((c) => c.stop()));
     if (w.running) await w.stop();
