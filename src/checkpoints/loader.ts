@@ -87,7 +87,7 @@ class CancelledError extends Error {
  * stops the reading too, and so does `cancel` (the checkpoint was refused
  * while it loaded): the reader's next chunk then rejects with its reason.
  */
-async function* unpacked(stored: AsyncIterable<Uint8Array>, cancel: AbortSignal): AsyncGenerator<Uint8Array> {
+export async function* unpacked(stored: AsyncIterable<Uint8Array>, cancel: AbortSignal): AsyncGenerator<Uint8Array> {
   const gz = createGunzip({ chunkSize: UNPACK_CHUNK_BYTES });
   const stop = new AbortController();
   let storedErr: Error | undefined;
