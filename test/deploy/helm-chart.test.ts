@@ -10,7 +10,7 @@ import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { join } from "node:path";
 import { parse } from "yaml";
-import { CHART, helmForTests, parseObjects, withValues, type K8sObject } from "../helpers/helm.js";
+import { CHART, helmForTests, parseObjects, renderNotes, withValues, type K8sObject } from "../helpers/helm.js";
 import { checkEveryObject, envOf, NAMESPACE, none, only, RELEASE, testPod } from "./chart-checks.js";
 
 const { bin, skip } = helmForTests();
@@ -126,6 +126,26 @@ describe("the Helm chart, rendered by the real helm", { skip }, () => {
     assert.deepEqual(sm.spec.namespaceSelector, { matchNames: [NAMESPACE] });
     assert.deepEqual(sm.spec.endpoints, [{ port: "http", path: "/metrics", interval: "30s", scrapeTimeout: "10s" }]);
     none(render({}), "ServiceMonitor");
+  });
+
+  test("the NOTES say how to ask the service: rollout status, query registry in a pod, helm test, the dashboard's port-forward", () => {
+    const notes = renderNotes(bin, {}, RELEASE, NAMESPACE);
+    const name = deploymentOf(render({})).metadata.name;
+    for (const line of [
+      `kubectl -n ${NAMESPACE} rollout status deployment/${name}`,
+      `kubectl -n ${NAMESPACE} exec deployment/${name} -- \\\n    node /app/bin/mesh-provisioner query registry`,
+      "mesh-provisioner query registry --server nats://nats:4222",
+      `helm test ${RELEASE} -n ${NAMESPACE}`,
+      `kubectl -n ${NAMESPACE} port-forward service/${name} 8080:8080`,
+    ]) {
+      assert.ok(notes.includes(line), `the NOTES hold: ${line}\n---\n${notes}`);
+    }
+    assert.match(notes, /No http\.token is set/, "a dashboard without a token is pointed out");
+    assert.doesNotMatch(notes, /One instance/);
+    const one = renderNotes(bin, { replicaCount: 1, http: { token: { existingSecret: "dashboard" } } }, RELEASE, NAMESPACE);
+    assert.match(one, /One instance: no standby/);
+    assert.doesNotMatch(one, /No http\.token is set/);
+    assert.match(one, /bearer token of Secret dashboard, key token/);
   });
 
   test("the image by tag, or by digest", () => {

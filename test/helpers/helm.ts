@@ -4,7 +4,7 @@
  * chart rendered with a set of values, parsed into its objects.
  */
 import assert from "node:assert/strict";
-import { accessSync, constants as fsc, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { accessSync, constants as fsc, copyFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { test } from "node:test";
 import { homedir, tmpdir } from "node:os";
@@ -79,6 +79,28 @@ export function withValues(bin: string, args: string[], values: object): Ran {
     const file = join(dir, "values.yaml");
     writeFileSync(file, JSON.stringify(values));
     return helm(bin, [...args, "--values", file]);
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The chart's NOTES.txt as `helm install` prints it after an install, with
+ * these values. `helm template` leaves NOTES out and `helm install` needs a
+ * cluster, so a copy of the chart renders them into a document of its own
+ * (the same text through `tpl`, with the same values and helpers).
+ */
+export function renderNotes(bin: string, values: object, release: string, namespace: string): string {
+  const dir = mkdtempSync(join(tmpdir(), "mesh-provisioner-notes-"));
+  try {
+    const chart = join(dir, "chart");
+    cpSync(CHART, chart, { recursive: true });
+    copyFileSync(join(chart, "templates", "NOTES.txt"), join(chart, "notes.txt"));
+    writeFileSync(join(chart, "templates", "zz-notes.yaml"), 'notes: {{ tpl (.Files.Get "notes.txt") . | toJson }}\n');
+    const r = withValues(bin, ["template", release, chart, "--namespace", namespace, "--show-only", "templates/zz-notes.yaml"], values);
+    assert.equal(r.status, 0, `the NOTES did not render:\n${r.stderr}`);
+    const [doc] = parseObjects(r.stdout) as unknown as { notes: string }[];
+    return doc!.notes;
   } finally {
     rmSync(dir, { recursive: true, force: true });
   }
