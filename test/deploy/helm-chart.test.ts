@@ -116,6 +116,8 @@ describe("the Helm chart, rendered by the real helm", { skip }, () => {
     const pdb = only(render({ podDisruptionBudget: { maxUnavailable: 1 } }), "PodDisruptionBudget");
     assert.deepEqual([pdb.spec.maxUnavailable, pdb.spec.minAvailable], [1, undefined]);
     none(render({ podDisruptionBudget: { enabled: false } }), "PodDisruptionBudget");
+    const evicting = only(render({ podDisruptionBudget: { unhealthyPodEvictionPolicy: "AlwaysAllow" } }), "PodDisruptionBudget");
+    assert.equal(evicting.spec.unhealthyPodEvictionPolicy, "AlwaysAllow");
   });
 
   test("serviceMonitor on: a monitoring.coreos.com/v1 ServiceMonitor scraping /metrics on the http port of this release's Service", () => {
