@@ -1,13 +1,16 @@
 /**
- * Configuration, parsed once from flags and the nats CLI's environment names,
- * validated, and frozen. Flags win over the environment. Everything invalid is
- * a ProvisionerError("CONFIG") whose message names the flag and what to write.
+ * Configuration, parsed once from flags and their environment twins (the
+ * table of settings in defaults.ts), validated, and frozen. Flags win over
+ * the environment, the environment over the defaults. Secrets given as files
+ * are read here, once. Everything invalid is a Failure("CONFIG") whose message
+ * names the flag or the variable it came from, and what to write.
  */
+import { readFileSync } from "node:fs";
 import { parseSize } from "./size.js";
 import type { BucketLimits } from "./streams/buckets.js";
 import type { FloodLimits } from "./overview/flood.js";
 import { parseDuration } from "./duration.js";
-import { CONNECTION_DEFAULTS, SERVE_DEFAULTS } from "./defaults.js";
+import { CONNECTION_DEFAULTS, setting, type ConnectionKey, type ServeKey, type Setting } from "./defaults.js";
 import { COMMAND_ROLE, inboxPrefix, SERVE_ROLE } from "./permissions/inbox.js";
 import { Failure } from "./failure.js";
 
@@ -55,101 +58,159 @@ export interface ServeConfig {
   readonly checkpointMaxBytes: number;
 }
 
-/** Raw flag values as commander hands them over (all optional strings). */
-export type ConnectionFlags = Partial<
-  Record<"server" | "creds" | "nkey" | "user" | "password" | "token" | "tlsca" | "tlscert" | "tlskey" | "inboxPrefix", string>
->;
+/** Raw flag values as commander hands them over (all optional strings), named as the table of settings names them. */
+export type ConnectionFlags = Partial<Record<ConnectionKey, string>>;
 
-export type ServeFlags = ConnectionFlags &
-  Partial<
-    Record<
-      | "registryInterval"
-      | "seatTtl"
-      | "replicas"
-      | "http"
-      | "httpToken"
-      | "maxWait"
-      | "driftDelay"
-      | "logLevel"
-      | "heapGrowing"
-      | "maxValueBytes"
-      | "bucketMaxBytes"
-      | "floodKeys"
-      | "floodBytes"
-      | "checkpointEvery"
-      | "checkpointMaxBytes",
-      string
-    >
-  >;
+export type ServeFlags = ConnectionFlags & Partial<Record<ServeKey, string>>;
 
 type Env = Readonly<Record<string, string | undefined>>;
+type Flags = Readonly<Partial<Record<string, string>>>;
 
-function pick(flag: string | undefined, env: Env, name: string): string | undefined {
-  const v = flag ?? env[name];
-  return v === undefined || v === "" ? undefined : v;
+/** Reads a secret's file as text (I/O, passed in so a test can give its own). */
+export type ReadFile = (path: string) => string;
+
+const readUtf8: ReadFile = (path) => readFileSync(path, "utf8");
+
+/** A setting's value and where it came from (the flag or the variable), so an error names what the operator wrote. */
+interface Given {
+  readonly value: string;
+  readonly from: string;
+}
+
+/**
+ * A setting as given: the flag, else its variable, else an older variable it
+ * replaces. An empty variable is unset (an environment file's `NAME=`); a
+ * flag given as "" is given, and hides the environment's value.
+ */
+function given(s: Setting, flags: Flags, env: Env): Given | undefined {
+  const flag = flags[s.key];
+  if (flag !== undefined) return { value: flag, from: s.flag };
+  for (const name of [s.env, s.fallbackEnv]) {
+    const v = name === undefined ? undefined : env[name];
+    if (name !== undefined && v !== undefined && v !== "") return { value: v, from: name };
+  }
+  return undefined;
+}
+
+/** A setting that has a default: as given, else the table's default (an error in it names the flag). */
+function valued(key: ConnectionKey | ServeKey, flags: Flags, env: Env): Given {
+  const s = setting(key);
+  return given(s, flags, env) ?? { value: s.default ?? "", from: s.flag };
+}
+
+/** An optional text setting: undefined when not given or given empty. */
+function text(key: ConnectionKey | ServeKey, flags: Flags, env: Env): Given | undefined {
+  const g = given(setting(key), flags, env);
+  return g === undefined || g.value === "" ? undefined : g;
+}
+
+/** A secret's file, read once: its text without the trailing newline(s) an editor or `echo` leaves. */
+function readSecret(file: Given, read: ReadFile): string {
+  let content: string;
+  try {
+    content = read(file.value);
+  } catch (err) {
+    const why = (err instanceof Error ? err.message : String(err)).replace(/\s+/g, " ");
+    throw new Failure("CONFIG", `${file.from} "${file.value}" cannot be read: ${why}`, { cause: err });
+  }
+  const secret = content.replace(/[\r\n]+$/, "");
+  if (secret === "") throw new Failure("CONFIG", `${file.from} "${file.value}" is empty: it must hold the secret`);
+  return secret;
+}
+
+/**
+ * A secret given as a value or as a file's path. The flags are looked at as a
+ * pair before the environment's pair, so a flag of either form wins over the
+ * environment; both forms at one level is refused, as the operator meant only
+ * one of them. The value is never part of a message.
+ */
+function secret(valueKey: ConnectionKey | ServeKey, fileKey: ConnectionKey | ServeKey, flags: Flags, env: Env, read: ReadFile): Given | undefined {
+  const v = setting(valueKey);
+  const f = setting(fileKey);
+  const byFlag = flags[v.key] !== undefined || flags[f.key] !== undefined;
+  const value = byFlag ? given(v, flags, {}) : given(v, {}, env);
+  const file = byFlag ? given(f, flags, {}) : given(f, {}, env);
+  if (value !== undefined && file !== undefined) {
+    throw new Failure("CONFIG", `both ${value.from} and ${file.from} are given: give one (better ${file.from}: a file keeps the secret off the command line)`);
+  }
+  if (file !== undefined) return { value: readSecret(file, read), from: file.from };
+  return value === undefined || value.value === "" ? undefined : value;
 }
 
 /**
  * The connection of a command. Without --inbox-prefix or NATS_INBOX_PREFIX the
  * inboxes are under `defaultInboxPrefix`: the prefix of the role whose grant
  * the command runs under (query, dump and verify: COMMAND_ROLE's), so the
- * grant `permissions` prints works with no extra flag.
+ * grant `permissions` prints works with no extra flag. The password and
+ * token files are read here, once.
  */
-export function connectionConfig(flags: ConnectionFlags, env: Env = process.env, defaultInboxPrefix: string = inboxPrefix(COMMAND_ROLE)): ConnectionConfig {
-  const url = pick(flags.server, env, "NATS_URL") ?? CONNECTION_DEFAULTS.server;
-  const servers = url
+export function connectionConfig(
+  flags: ConnectionFlags,
+  env: Env = process.env,
+  defaultInboxPrefix: string = inboxPrefix(COMMAND_ROLE),
+  read: ReadFile = readUtf8,
+): ConnectionConfig {
+  const url = valued("server", flags, env);
+  const servers = url.value
     .split(",")
     .map((s) => s.trim())
     .filter((s) => s.length > 0);
+  if (servers.length === 0) servers.push(CONNECTION_DEFAULTS.server);
   for (const s of servers) {
     if (!/^(nats|tls|ws|wss):\/\/[^\s]+$|^[^\s/:]+(:\d+)?$/.test(s)) {
-      throw new Failure("CONFIG", `--server "${s}" is not a NATS URL: write nats://HOST:PORT (several separated by commas)`);
+      throw new Failure("CONFIG", `${url.from} "${s}" is not a NATS URL: write nats://HOST:PORT (several separated by commas)`);
     }
   }
-  const user = pick(flags.user, env, "NATS_USER");
-  const password = pick(flags.password, env, "NATS_PASSWORD");
+  const user = text("user", flags, env)?.value;
+  const password = secret("password", "passwordFile", flags, env, read);
   if (password !== undefined && user === undefined) {
-    throw new Failure("CONFIG", "a password was given without a user: set --user or NATS_USER too");
+    throw new Failure("CONFIG", `a password was given without a user: ${password.from} is set; set --user or NATS_USER too`);
   }
+  const inbox = text("inboxPrefix", flags, env) ?? { value: defaultInboxPrefix, from: setting("inboxPrefix").flag };
+  const cert = text("tlscert", flags, env);
+  const key = text("tlskey", flags, env);
   const cfg: ConnectionConfig = {
     servers,
-    creds: pick(flags.creds, env, "NATS_CREDS"),
-    nkey: pick(flags.nkey, env, "NATS_NKEY"),
+    creds: text("creds", flags, env)?.value,
+    nkey: text("nkey", flags, env)?.value,
     user,
-    password,
-    token: pick(flags.token, env, "NATS_TOKEN"),
-    ca: pick(flags.tlsca, env, "NATS_CA"),
-    cert: pick(flags.tlscert, env, "NATS_CERT"),
-    key: pick(flags.tlskey, env, "NATS_KEY"),
-    inboxPrefix: pick(flags.inboxPrefix, env, "NATS_INBOX_PREFIX") ?? defaultInboxPrefix,
+    password: password?.value,
+    token: secret("token", "tokenFile", flags, env, read)?.value,
+    ca: text("tlsca", flags, env)?.value,
+    cert: cert?.value,
+    key: key?.value,
+    inboxPrefix: inbox.value,
   };
-  if (!/^[^\s.*>]+(\.[^\s.*>]+)*$/.test(cfg.inboxPrefix ?? "")) {
+  if (!/^[^\s.*>]+(\.[^\s.*>]+)*$/.test(inbox.value)) {
     throw new Failure(
       "CONFIG",
-      `--inbox-prefix "${cfg.inboxPrefix}" must be subject tokens separated by dots, with no wildcard or space, such as ${defaultInboxPrefix}`,
+      `${inbox.from} "${inbox.value}" must be subject tokens separated by dots, with no wildcard or space, such as ${defaultInboxPrefix}`,
     );
   }
-  if ((cfg.cert === undefined) !== (cfg.key === undefined)) {
-    throw new Failure("CONFIG", "a TLS client certificate needs both --tlscert (NATS_CERT) and --tlskey (NATS_KEY)");
+  if ((cert === undefined) !== (key === undefined)) {
+    throw new Failure("CONFIG", `a TLS client certificate needs both --tlscert (NATS_CERT) and --tlskey (NATS_KEY); only ${(cert ?? key)?.from} is given`);
   }
   return Object.freeze(cfg);
 }
 
-function positiveInt(text: string, flag: string, max: number): number {
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || !Number.isInteger(n) || n < 1 || n > max) {
-    throw new Failure("CONFIG", `${flag} "${text}" must be a whole number from 1 to ${max}`);
+function positiveInt(g: Given, max: number): number {
+  const n = Number(g.value);
+  if (!/^\d+$/.test(g.value.trim()) || !Number.isInteger(n) || n < 1 || n > max) {
+    throw new Failure("CONFIG", `${g.from} "${g.value}" must be a whole number from 1 to ${max}`);
   }
   return n;
 }
 
-function percent(text: string, flag: string): number {
-  const n = Number(text);
-  if (!/^\d+$/.test(text.trim()) || n > 1000) {
-    throw new Failure("CONFIG", `${flag} "${text}" must be a whole number of percent from 0 (V8's own heuristic) to 1000`);
+function percent(g: Given): number {
+  const n = Number(g.value);
+  if (!/^\d+$/.test(g.value.trim()) || n > 1000) {
+    throw new Failure("CONFIG", `${g.from} "${g.value}" must be a whole number of percent from 0 (V8's own heuristic) to 1000`);
   }
   return n;
 }
+
+const duration = (g: Given): number => parseDuration(g.value, g.from);
+const size = (g: Given): number => parseSize(g.value, g.from);
 
 export function parseHostPort(text: string, flag = "--http"): { host: string; port: number } {
   const m = /^(.*):(\d+)$/.exec(text.trim());
@@ -160,41 +221,51 @@ export function parseHostPort(text: string, flag = "--http"): { host: string; po
   return { host: (m[1] ?? "").replace(/^\[|\]$/g, "") || "127.0.0.1", port };
 }
 
-export function serveConfig(flags: ServeFlags, env: Env = process.env): ServeConfig {
+const LOG_LEVELS = ["fatal", "error", "warn", "info", "debug", "trace", "silent"];
+
+/** `serve`'s configuration: each setting from its flag, else its MESH_PROVISIONER_ variable, else the table's default. */
+export function serveConfig(flags: ServeFlags, env: Env = process.env, read: ReadFile = readUtf8): ServeConfig {
+  const f = flags as Flags;
+  const http = text("http", f, env);
+  const httpToken = secret("httpToken", "httpTokenFile", f, env, read);
+  const checkpointEvery = valued("checkpointEvery", f, env);
+  const logLevel = valued("logLevel", f, env);
+  const maxValueBytes = valued("maxValueBytes", f, env);
+  const bucketMaxBytes = valued("bucketMaxBytes", f, env);
   const cfg: ServeConfig = {
     // The service's inboxes are under the provisioner's prefix unless told otherwise.
-    connection: connectionConfig(flags, env, inboxPrefix(SERVE_ROLE)),
-    registryIntervalMs: parseDuration(flags.registryInterval ?? SERVE_DEFAULTS.registryInterval, "--registry-interval"),
-    seatTtlMs: parseDuration(flags.seatTtl ?? SERVE_DEFAULTS.seatTtl, "--seat-ttl"),
-    replicas: positiveInt(flags.replicas ?? SERVE_DEFAULTS.replicas, "--replicas", 5),
-    http: flags.http === undefined ? undefined : parseHostPort(flags.http),
-    httpToken: pick(flags.httpToken, env, "MESH_PROVISIONER_HTTP_TOKEN"),
-    maxWaitMs: parseDuration(flags.maxWait ?? SERVE_DEFAULTS.maxWait, "--max-wait"),
-    driftDelayMs: parseDuration(flags.driftDelay ?? SERVE_DEFAULTS.driftDelay, "--drift-delay"),
-    logLevel: flags.logLevel ?? env["LOG_LEVEL"] ?? SERVE_DEFAULTS.logLevel,
-    bucketLimits: {
-      maxValueBytes: parseSize(flags.maxValueBytes ?? SERVE_DEFAULTS.maxValueBytes, "--max-value-bytes"),
-      nodeBucketBytes: parseSize(flags.bucketMaxBytes ?? SERVE_DEFAULTS.bucketMaxBytes, "--bucket-max-bytes"),
-    },
+    connection: connectionConfig(flags, env, inboxPrefix(SERVE_ROLE), read),
+    registryIntervalMs: duration(valued("registryInterval", f, env)),
+    seatTtlMs: duration(valued("seatTtl", f, env)),
+    replicas: positiveInt(valued("replicas", f, env), 5),
+    http: http === undefined ? undefined : parseHostPort(http.value, http.from),
+    httpToken: httpToken?.value,
+    maxWaitMs: duration(valued("maxWait", f, env)),
+    driftDelayMs: duration(valued("driftDelay", f, env)),
+    logLevel: logLevel.value,
+    bucketLimits: { maxValueBytes: size(maxValueBytes), nodeBucketBytes: size(bucketMaxBytes) },
     floodLimits: {
-      keys: positiveInt(flags.floodKeys ?? SERVE_DEFAULTS.floodKeys, "--flood-keys", Number.MAX_SAFE_INTEGER),
-      bytes: parseSize(flags.floodBytes ?? SERVE_DEFAULTS.floodBytes, "--flood-bytes"),
+      keys: positiveInt(valued("floodKeys", f, env), Number.MAX_SAFE_INTEGER),
+      bytes: size(valued("floodBytes", f, env)),
     },
-    checkpointEveryMs: flags.checkpointEvery?.trim() === "0" ? 0 : parseDuration(flags.checkpointEvery ?? SERVE_DEFAULTS.checkpointEvery, "--checkpoint-every"),
-    checkpointMaxBytes: parseSize(flags.checkpointMaxBytes ?? SERVE_DEFAULTS.checkpointMaxBytes, "--checkpoint-max-bytes"),
-    heapGrowingPercent: percent(pick(flags.heapGrowing, env, "MESH_PROVISIONER_HEAP_GROWING") ?? SERVE_DEFAULTS.heapGrowing, "--heap-growing"),
+    checkpointEveryMs: checkpointEvery.value.trim() === "0" ? 0 : duration(checkpointEvery),
+    checkpointMaxBytes: size(valued("checkpointMaxBytes", f, env)),
+    heapGrowingPercent: percent(valued("heapGrowing", f, env)),
   };
-  if (!["fatal", "error", "warn", "info", "debug", "trace", "silent"].includes(cfg.logLevel)) {
-    throw new Failure("CONFIG", `--log-level "${cfg.logLevel}" must be one of fatal, error, warn, info, debug, trace, silent`);
+  if (!LOG_LEVELS.includes(cfg.logLevel)) {
+    throw new Failure("CONFIG", `${logLevel.from} "${cfg.logLevel}" must be one of ${LOG_LEVELS.join(", ")}`);
   }
   if (cfg.bucketLimits.maxValueBytes > cfg.bucketLimits.nodeBucketBytes) {
-    throw new Failure("CONFIG", "--max-value-bytes is larger than --bucket-max-bytes: no value could ever be written");
+    throw new Failure("CONFIG", `${maxValueBytes.from} is larger than ${bucketMaxBytes.from}: no value could ever be written`);
   }
-  if (cfg.httpToken !== undefined && cfg.http === undefined) {
-    throw new Failure("CONFIG", "--http-token (or MESH_PROVISIONER_HTTP_TOKEN) guards the dashboard, which only --http <host:port> serves: add --http");
+  if (httpToken !== undefined && cfg.http === undefined) {
+    throw new Failure(
+      "CONFIG",
+      `${httpToken.from} guards the dashboard, which only --http <host:port> (MESH_PROVISIONER_HTTP) serves: set --http or MESH_PROVISIONER_HTTP`,
+    );
   }
-  if (cfg.httpToken !== undefined && cfg.httpToken.length < 16) {
-    throw new Failure("CONFIG", "--http-token must be at least 16 characters (try: openssl rand -hex 24)");
+  if (httpToken !== undefined && httpToken.value.length < 16) {
+    throw new Failure("CONFIG", `${httpToken.from}: the token must be at least 16 characters (try: openssl rand -hex 24)`);
   }
   return Object.freeze(cfg);
 }

@@ -1,9 +1,9 @@
 /** The command line: one sub-command per file, parsed with commander. */
 import { Command, InvalidArgumentError } from "commander";
 import { VERSION } from "../version.js";
-import { addConnectionOptions } from "./options.js";
+import { addConnectionOptions, addServeOptions } from "./options.js";
 import { SERVE_ROLE } from "../permissions/inbox.js";
-import { COMMAND_DEFAULTS, SERVE_DEFAULTS } from "../defaults.js";
+import { COMMAND_DEFAULTS } from "../defaults.js";
 // Each command's code is loaded only when that command runs: `serve` starts
 // sooner without the query, dump or verify code, and the other way round.
 
@@ -21,29 +21,11 @@ export function program(): Command {
     .showHelpAfterError()
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
 
-  addConnectionOptions(prog.command("serve").description("run the service (until SIGTERM or SIGINT)"), SERVE_ROLE)
-    .option("--registry-interval <duration>", "how often the registry is reconciled, such as 30s or 1h", SERVE_DEFAULTS.registryInterval)
-    .option("--seat-ttl <duration>", "the seat's lease time", SERVE_DEFAULTS.seatTtl)
-    .option("--replicas <n>", "replicas of the buckets it creates", whole("--replicas"), SERVE_DEFAULTS.replicas)
-    .option("--max-wait <duration>", "longest wait of a minRevision request before 504", SERVE_DEFAULTS.maxWait)
-    .option("--drift-delay <duration>", "how soon a drifted registry is repaired", SERVE_DEFAULTS.driftDelay)
-    .option("--http <host:port>", "serve the dashboard, /healthz, /readyz and /metrics there")
-    .option("--http-token <token>", "the dashboard's data and events need this bearer token (env MESH_PROVISIONER_HTTP_TOKEN)")
-    .option("--max-value-bytes <size>", "the largest value a node may write in the node buckets it creates, such as 64KiB", SERVE_DEFAULTS.maxValueBytes)
-    .option("--bucket-max-bytes <size>", "each node bucket's size: a node flooding its keys fills its own bucket, not the store", SERVE_DEFAULTS.bucketMaxBytes)
-    .option("--flood-keys <n>", "a node with more keys than this across the node buckets is named as flooding", SERVE_DEFAULTS.floodKeys)
-    .option("--flood-bytes <size>", "a node with more bytes than this across the node buckets is named as flooding", SERVE_DEFAULTS.floodBytes)
-    .option(
-      "--checkpoint-every <duration>",
-      "how often the seat's holder writes the checkpoints that are due; 0: never (not at a graceful stop either)",
-      SERVE_DEFAULTS.checkpointEvery,
-    )
-    .option("--checkpoint-max-bytes <size>", "the checkpoints' bucket's size limit", SERVE_DEFAULTS.checkpointMaxBytes)
-    .option("--log-level <level>", "fatal, error, warn, info, debug or trace (env LOG_LEVEL)")
-    .option(
-      "--heap-growing <percent>",
-      "how far the JS heap grows between full collections, in percent of what the last left live; 0: V8's own (env MESH_PROVISIONER_HEAP_GROWING)",
-      SERVE_DEFAULTS.heapGrowing,
+  addServeOptions(addConnectionOptions(prog.command("serve").description("run the service (until SIGTERM or SIGINT)"), SERVE_ROLE))
+    .addHelpText(
+      "after",
+      "\nEach option can be given by its environment variable instead; an option on the command line wins over its variable.\n" +
+        "Give secrets as files (--password-file, --token-file, --http-token-file, --creds, --nkey): a value on a command line is visible to every user of the host.",
     )
     .action(async (flags) => (await import("./serve.js")).serveCommand(flags));
 

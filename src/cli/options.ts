@@ -1,23 +1,30 @@
-/** Flags shared by every command that talks to the bus: the same names and environment as the nats CLI. */
+/**
+ * Options made from the table of settings (src/defaults.ts): the connection's,
+ * for every command that talks to the bus (the nats CLI's names), and serve's
+ * own. No option has a commander default: it would hide the environment's
+ * value; the configuration applies the defaults, and the help says them.
+ */
 import type { Command } from "commander";
 import { COMMAND_ROLE, inboxPrefix, type Role } from "../permissions/inbox.js";
-import { CONNECTION_DEFAULTS } from "../defaults.js";
+import { CONNECTION_SETTINGS, SERVE_SETTINGS, type Setting } from "../defaults.js";
+
+/** What `--help` says of a setting: its help, its variable(s) and its default. */
+export function describeSetting(s: Setting, defaultText: string | undefined = s.default): string {
+  const env = s.fallbackEnv === undefined ? `env ${s.env}` : `env ${s.env}, then ${s.fallbackEnv}`;
+  return `${s.help} (${env}${defaultText === undefined ? "" : `; default ${defaultText}`})`;
+}
+
+function addSettings(cmd: Command, settings: readonly Setting[], defaultText: (s: Setting) => string | undefined = (s) => s.default): Command {
+  for (const s of settings) cmd.option(`${s.short === undefined ? "" : `${s.short}, `}${s.flag} ${s.value}`, describeSetting(s, defaultText(s)));
+  return cmd;
+}
 
 /** `role`: whose grant the command runs under, and so whose inbox prefix it uses by default. */
 export function addConnectionOptions(cmd: Command, role: Role = COMMAND_ROLE): Command {
-  return cmd
-    .option("-s, --server <urls>", `NATS server URLs, comma separated (env NATS_URL; default ${CONNECTION_DEFAULTS.server})`)
-    .option("--creds <file>", "user credentials file (env NATS_CREDS)")
-    .option("--nkey <file>", "nkey seed file (env NATS_NKEY)")
-    .option("--user <user>", "user name (env NATS_USER)")
-    .option("--password <password>", "password (env NATS_PASSWORD)")
-    .option("--token <token>", "authentication token (env NATS_TOKEN)")
-    .option("--tlsca <file>", "CA certificate to verify the server (env NATS_CA)")
-    .option("--tlscert <file>", "client certificate (env NATS_CERT)")
-    .option("--tlskey <file>", "client certificate's private key (env NATS_KEY)")
-    .option(
-      "--inbox-prefix <prefix>",
-      // No commander default: it would hide NATS_INBOX_PREFIX. The configuration applies the default.
-      `prefix of this client's inboxes and watch deliveries, as the user's grant allows (env NATS_INBOX_PREFIX; default ${inboxPrefix(role)}, the ${role}'s grant's)`,
-    );
+  return addSettings(cmd, CONNECTION_SETTINGS, (s) => (s.key === "inboxPrefix" ? `${inboxPrefix(role)}, the ${role}'s grant's` : s.default));
+}
+
+/** `serve`'s own options. */
+export function addServeOptions(cmd: Command): Command {
+  return addSettings(cmd, SERVE_SETTINGS);
 }

@@ -7,6 +7,8 @@ import { until } from "../helpers/verb-pages.js";
 import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats-server.js";
 import { BUCKETS } from "mesh-provisioner-client/keys";
 import { killAll, run, start, type Running } from "../helpers/cli-run.js";
+import { CONNECTION_SETTINGS, SERVE_SETTINGS } from "../../src/defaults.js";
+import { ExitCodes } from "../../src/cli/exit-codes.js";
 
 const KINDS = ["access", "bound", "collected", "config", "consumers", "contribution", "dir", "environment", "machine", "port", "seat", "secret", "shell"];
 
@@ -144,4 +146,90 @@ describe("the command line, as a user runs it", () => {
     assert.ok(took < 5000, `took ${took} ms`);
     assert.ok(jsonLines(r.stderr).some((l) => l["msg"] === "stopped cleanly"));
   });
+});
+
+describe("configuration from the environment, as an operator hands it in", () => {
+  /** The test's own environment without any setting of the service's, and NATS_URL at a port nobody listens on. */
+  const clean = (extra: Record<string, string>): NodeJS.ProcessEnv => {
+    const env: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (!/^(NATS_|MESH_PROVISIONER_|LOG_LEVEL$)/.test(k)) env[k] = v;
+    return { ...env, NATS_URL: "nats://127.0.0.1:1", ...extra };
+  };
+  /** stderr's lines that are not the logger's JSON lines. */
+  const plainLines = (stderr: string): string[] =>
+    stderr.split("\n").filter((l) => {
+      if (l.trim() === "") return false;
+      try {
+        JSON.parse(l);
+        return false;
+      } catch {
+        return true;
+      }
+    });
+
+  after(() => killAll());
+
+  test("serve --help lists every flag with its environment variable", async () => {
+    const r = await run(["serve", "--help"], clean({}));
+    assert.equal(r.code, 0, r.stderr);
+    const help = r.stdout.replace(/\s+/g, " ");
+    for (const s of [...CONNECTION_SETTINGS, ...SERVE_SETTINGS]) {
+      assert.ok(help.includes(`${s.flag} ${s.value}`), `${s.flag} in the help`);
+      assert.ok(help.includes(`env ${s.env}`), `${s.env} in the help`);
+    }
+    assert.match(help, /env MESH_PROVISIONER_LOG_LEVEL, then LOG_LEVEL/);
+  });
+
+  test("the environment's values reach serve, and a flag wins over its variable", async () => {
+    const r = await run(
+      ["serve", "--seat-ttl", "3s"],
+      clean({ MESH_PROVISIONER_SEAT_TTL: "7s", MESH_PROVISIONER_REGISTRY_INTERVAL: "90m", MESH_PROVISIONER_REPLICAS: "3" }),
+    );
+    assert.equal(r.code, 3, `the server at port 1 cannot be reached: ${r.stderr}`);
+    const starting = jsonLines(
+      r.stderr
+        .split("\n")
+        .filter((l) => l.startsWith("{"))
+        .join("\n"),
+    ).find((l) => l["msg"] === "starting mesh-provisioner");
+    assert.ok(starting, r.stderr);
+    assert.equal(starting["seatTtl"], "3s", "the flag wins");
+    assert.equal(starting["registryInterval"], "90m", "MESH_PROVISIONER_REGISTRY_INTERVAL");
+    assert.equal(starting["replicas"], 3, "MESH_PROVISIONER_REPLICAS");
+  });
+
+  test("a bad MESH_PROVISIONER_SEAT_TTL: exit 2, one line on stderr naming the variable, no stack trace", async () => {
+    const r = await run(["serve"], clean({ MESH_PROVISIONER_SEAT_TTL: "abc" }));
+    assert.equal(r.code, ExitCodes.CONFIG, r.stderr);
+    assert.equal(r.stdout, "");
+    assert.deepEqual(r.stderr.split("\n"), [
+      'mesh-provisioner: MESH_PROVISIONER_SEAT_TTL "abc" is not a duration: write a positive number with a unit, such as 500ms, 3s, 2m or 1h [E_CONFIG]',
+      "",
+    ]);
+  });
+
+  test("a missing NATS_PASSWORD_FILE: exit 2, one line naming the variable and the path", async () => {
+    const r = await run(["serve"], clean({ NATS_USER: "u", NATS_PASSWORD_FILE: "/nonexistent/password" }));
+    assert.equal(r.code, ExitCodes.CONFIG, r.stderr);
+    assert.deepEqual(r.stderr.split("\n"), [
+      "mesh-provisioner: NATS_PASSWORD_FILE \"/nonexistent/password\" cannot be read: ENOENT: no such file or directory, open '/nonexistent/password' [E_CONFIG]",
+      "",
+    ]);
+  });
+
+  for (const [how, args, extra] of [
+    ["--creds /nonexistent", ["--creds", "/nonexistent"], {}],
+    ["NATS_CREDS=/nonexistent", [], { NATS_CREDS: "/nonexistent" }],
+  ] as const) {
+    test(`a missing credentials file (${how}): exit 2, one line naming the file, no stack trace`, async () => {
+      const r = await run(["serve", ...args], clean(extra));
+      assert.equal(r.signal, null, "it exits by itself");
+      assert.equal(r.code, ExitCodes.CONFIG, r.stderr);
+      const lines = plainLines(r.stderr);
+      assert.equal(lines.length, 1, `one line besides the log's JSON lines: ${r.stderr}`);
+      assert.match(lines[0] as string, /^mesh-provisioner: .*\/nonexistent.* \[E_CONFIG\]$/);
+      assert.doesNotMatch(r.stderr, /\n\s+at /, "no stack trace");
+      assert.equal(r.stdout, "");
+    });
+  }
 });

@@ -1,9 +1,13 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
 import { parseDuration, formatDuration } from "../../src/duration.js";
-import { connectionConfig, parseHostPort, serveConfig } from "../../src/config.js";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { connectionConfig, parseHostPort, serveConfig, type ServeConfig } from "../../src/config.js";
 import { COMMAND_ROLE, inboxPrefix } from "../../src/permissions/inbox.js";
 import { Failure } from "../../src/failure.js";
+import { SERVE_SETTINGS, type ServeKey } from "../../src/defaults.js";
 
 function configError(fn: () => unknown, message?: RegExp): Failure {
   let caught: unknown;
@@ -198,9 +202,12 @@ describe("serveConfig", () => {
     configError(() => serveConfig({ logLevel: "loud" }, {}), /--log-level "loud"/);
   });
 
-  test("LOG_LEVEL comes from the environment; the flag wins", () => {
+  test("LOG_LEVEL comes from the environment; MESH_PROVISIONER_LOG_LEVEL wins over it, and the flag over both", () => {
     assert.equal(serveConfig({}, { LOG_LEVEL: "debug" }).logLevel, "debug");
-    assert.equal(serveConfig({ logLevel: "warn" }, { LOG_LEVEL: "debug" }).logLevel, "warn");
+    assert.equal(serveConfig({}, { LOG_LEVEL: "debug", MESH_PROVISIONER_LOG_LEVEL: "error" }).logLevel, "error");
+    assert.equal(serveConfig({}, { LOG_LEVEL: "debug", MESH_PROVISIONER_LOG_LEVEL: "" }).logLevel, "debug", "empty is unset");
+    assert.equal(serveConfig({ logLevel: "warn" }, { LOG_LEVEL: "debug", MESH_PROVISIONER_LOG_LEVEL: "error" }).logLevel, "warn");
+    configError(() => serveConfig({}, { LOG_LEVEL: "loud" }), /^LOG_LEVEL "loud" must be one of/);
   });
 
   test("NATS_URL reaches the serve config's connection", () => {
@@ -214,4 +221,190 @@ test("parseHostPort reads HOST:PORT, bracketed IPv6, and an empty host as 127.0.
   assert.deepEqual(parseHostPort(":7000"), { host: "127.0.0.1", port: 7000 });
   configError(() => parseHostPort("host:70000"), /must be HOST:PORT/);
   configError(() => parseHostPort("host"), /must be HOST:PORT/);
+});
+
+/** Each environment twin of serve's own settings: a value other than its default, and where the configuration shows it. */
+const TWINS: Record<ServeKey, { value: string; flag: string; read: (c: ServeConfig) => unknown; expected: unknown; bad?: string }> = {
+  registryInterval: { value: "30s", flag: "2m", read: (c) => c.registryIntervalMs, expected: 30_000, bad: "abc" },
+  seatTtl: { value: "3s", flag: "4s", read: (c) => c.seatTtlMs, expected: 3000, bad: "abc" },
+  replicas: { value: "3", flag: "5", read: (c) => c.replicas, expected: 3, bad: "9" },
+  maxWait: { value: "2s", flag: "1s", read: (c) => c.maxWaitMs, expected: 2000, bad: "soon" },
+  driftDelay: { value: "1s", flag: "2s", read: (c) => c.driftDelayMs, expected: 1000, bad: "1" },
+  http: { value: "0.0.0.0:8080", flag: "127.0.0.1:9090", read: (c) => c.http, expected: { host: "0.0.0.0", port: 8080 }, bad: "8080" },
+  httpToken: { value: "0123456789abcdef", flag: "fedcba9876543210", read: (c) => c.httpToken, expected: "0123456789abcdef", bad: "short" },
+  httpTokenFile: { value: "/secrets/http-token", flag: "/secrets/other", read: (c) => c.httpToken, expected: "token-from-a-file-0123" },
+  maxValueBytes: { value: "1KiB", flag: "2KiB", read: (c) => c.bucketLimits.maxValueBytes, expected: 1024, bad: "big" },
+  bucketMaxBytes: { value: "2GiB", flag: "3GiB", read: (c) => c.bucketLimits.nodeBucketBytes, expected: 2 * 1024 ** 3, bad: "-1" },
+  floodKeys: { value: "500", flag: "600", read: (c) => c.floodLimits.keys, expected: 500, bad: "many" },
+  floodBytes: { value: "1MiB", flag: "2MiB", read: (c) => c.floodLimits.bytes, expected: 1024 ** 2, bad: "0" },
+  checkpointEvery: { value: "0", flag: "1m", read: (c) => c.checkpointEveryMs, expected: 0, bad: "often" },
+  checkpointMaxBytes: { value: "512MiB", flag: "256MiB", read: (c) => c.checkpointMaxBytes, expected: 512 * 1024 ** 2, bad: "1x" },
+  logLevel: { value: "debug", flag: "warn", read: (c) => c.logLevel, expected: "debug", bad: "loud" },
+  heapGrowing: { value: "150", flag: "200", read: (c) => c.heapGrowingPercent, expected: 150, bad: "lots" },
+};
+
+/** Files by path, for the secrets' file settings: a stand-in for the file system that throws as it does. */
+function files(contents: Record<string, string>): (path: string) => string {
+  return (path) => {
+    const text = contents[path];
+    if (text === undefined) throw Object.assign(new Error(`ENOENT: no such file or directory, open '${path}'`), { code: "ENOENT" });
+    return text;
+  };
+}
+
+const FILES = files({
+  "/secrets/http-token": "token-from-a-file-0123\n",
+  "/secrets/other": "other-token-from-a-file\n",
+  "/secrets/password": "s3cret pass\r\n",
+  "/secrets/token": "nats-token\n\n",
+  "/secrets/empty": "\n",
+});
+
+describe("environment twins of serve's settings", () => {
+  // --http-token needs --http: every case serves HTTP unless it sets --http itself.
+  const base = (key: ServeKey): Record<string, string> => (key === "http" ? {} : { MESH_PROVISIONER_HTTP: "127.0.0.1:0" });
+
+  test("every setting of serve's table has a case here", () => {
+    assert.deepEqual(
+      SERVE_SETTINGS.map((s) => s.key),
+      Object.keys(TWINS),
+    );
+  });
+
+  for (const s of SERVE_SETTINGS) {
+    const t = TWINS[s.key];
+    test(`${s.env} sets ${s.flag}`, () => {
+      const withoutIt = t.read(serveConfig({}, base(s.key), FILES));
+      assert.notDeepEqual(withoutIt, t.expected, "the case's value differs from the default");
+      assert.deepEqual(t.read(serveConfig({}, { ...base(s.key), [s.env]: t.value }, FILES)), t.expected);
+    });
+
+    test(`${s.flag} wins over ${s.env}`, () => {
+      const fromFlag = t.read(serveConfig({ [s.key]: t.flag }, base(s.key), FILES));
+      assert.notDeepEqual(fromFlag, t.expected);
+      assert.deepEqual(t.read(serveConfig({ [s.key]: t.flag }, { ...base(s.key), [s.env]: t.value }, FILES)), fromFlag);
+    });
+
+    if (t.bad !== undefined) {
+      const bad = t.bad;
+      test(`a bad ${s.env} is refused naming the variable, as ${s.flag}'s is naming the flag`, () => {
+        const fromEnv = configError(() => serveConfig({}, { ...base(s.key), [s.env]: bad }, FILES));
+        assert.ok(fromEnv.message.startsWith(s.env), fromEnv.message);
+        if (s.key !== "httpToken") assert.ok(fromEnv.message.includes(`"${bad}"`), fromEnv.message);
+        const fromFlag = configError(() => serveConfig({ [s.key]: bad }, base(s.key), FILES));
+        assert.ok(fromFlag.message.startsWith(s.flag), fromFlag.message);
+        assert.equal(fromEnv.message.slice(s.env.length), fromFlag.message.slice(s.flag.length), "the same message but for the name");
+      });
+    }
+  }
+
+  test("the brief's example: MESH_PROVISIONER_SEAT_TTL=abc", () => {
+    configError(() => serveConfig({}, { MESH_PROVISIONER_SEAT_TTL: "abc" }), /^MESH_PROVISIONER_SEAT_TTL "abc" is not a duration: write .* such as 500ms, 3s/);
+  });
+
+  test("an empty variable is unset: the default applies", () => {
+    const c = serveConfig({}, { MESH_PROVISIONER_SEAT_TTL: "", MESH_PROVISIONER_HTTP: "", MESH_PROVISIONER_REPLICAS: "" });
+    assert.equal(c.seatTtlMs, 10_000);
+    assert.equal(c.http, undefined);
+    assert.equal(c.replicas, 1);
+  });
+
+  test("a token without --http names where the token came from", () => {
+    configError(() => serveConfig({}, { MESH_PROVISIONER_HTTP_TOKEN: "0123456789abcdef" }), /^MESH_PROVISIONER_HTTP_TOKEN guards the dashboard/);
+    configError(() => serveConfig({ httpTokenFile: "/secrets/http-token" }, {}, FILES), /^--http-token-file guards the dashboard/);
+  });
+
+  test("a cross-check names the variables that were given", () => {
+    configError(
+      () => serveConfig({}, { MESH_PROVISIONER_MAX_VALUE_BYTES: "2GiB", MESH_PROVISIONER_BUCKET_MAX_BYTES: "1GiB" }),
+      /^MESH_PROVISIONER_MAX_VALUE_BYTES is larger than MESH_PROVISIONER_BUCKET_MAX_BYTES/,
+    );
+  });
+});
+
+describe("secrets given as files", () => {
+  test("--password-file and NATS_PASSWORD_FILE are read once, the trailing newline trimmed", () => {
+    let reads = 0;
+    const counting = (path: string): string => {
+      reads++;
+      return FILES(path);
+    };
+    assert.equal(connectionConfig({ user: "u", passwordFile: "/secrets/password" }, {}, undefined, counting).password, "s3cret pass");
+    assert.equal(reads, 1);
+    assert.equal(connectionConfig({}, { NATS_USER: "u", NATS_PASSWORD_FILE: "/secrets/password" }, undefined, FILES).password, "s3cret pass");
+  });
+
+  test("--token-file and NATS_TOKEN_FILE are read, every trailing newline trimmed", () => {
+    assert.equal(connectionConfig({ tokenFile: "/secrets/token" }, {}, undefined, FILES).token, "nats-token");
+    assert.equal(connectionConfig({}, { NATS_TOKEN_FILE: "/secrets/token" }, undefined, FILES).token, "nats-token");
+  });
+
+  test("--http-token-file and MESH_PROVISIONER_HTTP_TOKEN_FILE are read", () => {
+    const env = { MESH_PROVISIONER_HTTP: "127.0.0.1:0" };
+    assert.equal(serveConfig({ httpTokenFile: "/secrets/http-token" }, env, FILES).httpToken, "token-from-a-file-0123");
+    assert.equal(serveConfig({}, { ...env, MESH_PROVISIONER_HTTP_TOKEN_FILE: "/secrets/http-token" }, FILES).httpToken, "token-from-a-file-0123");
+  });
+
+  test("a file given by a flag wins over a value in the environment, and a value by a flag over a file in the environment", () => {
+    assert.equal(connectionConfig({ tokenFile: "/secrets/token" }, { NATS_TOKEN: "from-env" }, undefined, FILES).token, "nats-token");
+    assert.equal(connectionConfig({ token: "from-flag" }, { NATS_TOKEN_FILE: "/secrets/token" }, undefined, FILES).token, "from-flag");
+  });
+
+  test("the real file system: a file written with echo is read without its newline", () => {
+    const dir = mkdtempSync(join(tmpdir(), "config-secret-"));
+    try {
+      writeFileSync(join(dir, "token"), "written-by-echo\n", { mode: 0o600 });
+      assert.equal(connectionConfig({ tokenFile: join(dir, "token") }, {}).token, "written-by-echo");
+      const e = configError(() => connectionConfig({ tokenFile: dir }, {}), /^--token-file ".*" cannot be read: EISDIR/);
+      assert.ok(!e.message.includes("\n"), "one line");
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  test("a missing file is a one-line CONFIG error naming the flag or the variable, and the path", () => {
+    for (const [flags, env, name] of [
+      [{ user: "u", passwordFile: "/nope/pw" }, {}, "--password-file"],
+      [{}, { NATS_USER: "u", NATS_PASSWORD_FILE: "/nope/pw" }, "NATS_PASSWORD_FILE"],
+      [{ tokenFile: "/nope/pw" }, {}, "--token-file"],
+      [{}, { NATS_TOKEN_FILE: "/nope/pw" }, "NATS_TOKEN_FILE"],
+    ] as const) {
+      const e = configError(() => connectionConfig(flags, env, undefined, FILES));
+      assert.equal(e.message, `${name} "/nope/pw" cannot be read: ENOENT: no such file or directory, open '/nope/pw'`);
+    }
+    const e = configError(() => serveConfig({}, { MESH_PROVISIONER_HTTP: ":0", MESH_PROVISIONER_HTTP_TOKEN_FILE: "/nope/t" }, FILES));
+    assert.match(e.message, /^MESH_PROVISIONER_HTTP_TOKEN_FILE "\/nope\/t" cannot be read: ENOENT/);
+  });
+
+  test("an empty file is refused, naming it", () => {
+    configError(() => connectionConfig({ tokenFile: "/secrets/empty" }, {}, undefined, FILES), /^--token-file "\/secrets\/empty" is empty/);
+  });
+
+  test("a value and a file for one secret are refused, the value never in the message", () => {
+    const cases = [
+      () => connectionConfig({ user: "u", password: "pw-value", passwordFile: "/secrets/password" }, {}, undefined, FILES),
+      () => connectionConfig({}, { NATS_USER: "u", NATS_PASSWORD: "pw-value", NATS_PASSWORD_FILE: "/secrets/password" }, undefined, FILES),
+      () => connectionConfig({ token: "pw-value", tokenFile: "/secrets/token" }, {}, undefined, FILES),
+      () => connectionConfig({}, { NATS_TOKEN: "pw-value", NATS_TOKEN_FILE: "/secrets/token" }, undefined, FILES),
+      () => serveConfig({ http: ":0", httpToken: "pw-value-0123456789", httpTokenFile: "/secrets/http-token" }, {}, FILES),
+      () => serveConfig({ http: ":0" }, { MESH_PROVISIONER_HTTP_TOKEN: "pw-value-0123456789", MESH_PROVISIONER_HTTP_TOKEN_FILE: "/secrets/http-token" }, FILES),
+    ];
+    const names = [
+      "--password and --password-file",
+      "NATS_PASSWORD and NATS_PASSWORD_FILE",
+      "--token and --token-file",
+      "NATS_TOKEN and NATS_TOKEN_FILE",
+      "--http-token and --http-token-file",
+      "MESH_PROVISIONER_HTTP_TOKEN and MESH_PROVISIONER_HTTP_TOKEN_FILE",
+    ];
+    cases.forEach((c, i) => {
+      const e = configError(c, /are given: give one/);
+      assert.ok(e.message.startsWith(`both ${names[i]} are given`), e.message);
+      assert.ok(!e.message.includes("pw-value"), "the secret is not in the message");
+    });
+  });
+
+  test("a password read from a file still needs a user", () => {
+    configError(() => connectionConfig({ passwordFile: "/secrets/password" }, {}, undefined, FILES), /without a user: --password-file is set/);
+  });
 });
