@@ -79,8 +79,14 @@ fi
 [ -n "$npm_version" ] || die "the npm registry did not say which npm@$NPM_MAJOR is the newest"
 
 root="$(mktemp -d "${TMPDIR:-/var/tmp}/mesh-provisioner-base.XXXXXX")"
-trap 'rm -rf "$root"' EXIT
 rootfs="$root/rootfs"
+# A debootstrap that stopped half-way may leave /proc or /sys mounted inside the tree: never cross into them.
+cleanup() {
+  local m
+  for m in proc sys dev/pts; do umount -l "$rootfs/$m" 2>/dev/null || true; done
+  rm -rf --one-file-system "$root"
+}
+trap cleanup EXIT
 
 started=$SECONDS
 say "debootstrap $SUITE (minbase, libstdc++6, ca-certificates) from $MIRROR"
@@ -110,6 +116,7 @@ chroot "$rootfs" /usr/local/bin/node --version >/dev/null || die "node does not 
 chroot "$rootfs" /usr/local/bin/npm --version >/dev/null || die "npm does not run inside the Debian tree"
 
 say "podman import as $IMAGE"
+previous="$(podman image inspect --format '{{.Id}}' "$IMAGE" 2>/dev/null || true)"
 tar --numeric-owner -C "$rootfs" -c . |
   podman import \
     --change "ENV PATH=/usr/local/sbin:/usr/local/bin:/usr/sbin:/usr/bin:/sbin:/bin" \
@@ -119,5 +126,9 @@ tar --numeric-owner -C "$rootfs" -c . |
     --change "LABEL io.mesh-provisioner.base.debian=$SUITE" \
     --quiet --message "Debian $SUITE minbase, Node $node_version, npm $npm_version" \
     - "$IMAGE" >/dev/null
+# The previous base, unless an image built on it still needs it.
+if [ -n "$previous" ] && [ "$previous" != "$(podman image inspect --format '{{.Id}}' "$IMAGE")" ]; then
+  podman rmi "$previous" >/dev/null 2>&1 || true
+fi
 say "made $IMAGE in $((SECONDS - started)) s ($(podman image inspect --format '{{.Size}}' "$IMAGE") bytes)"
 echo "$IMAGE"
