@@ -213,9 +213,9 @@ export function operatorSetup(dir: string): OperatorSetup {
   return { serverConfig, credsFile, strangerCredsFile };
 }
 
-// ---- operator mode with JetStream, users from the grants, revocations -------------------
+// ---- operator mode with JetStream, roles as scoped signing keys, revocations -------------
 
-/** A user's permissions in its JWT from a grant as `permissions` prints it (what `nsc add user --allow-pub … --allow-pub-response` signs). */
+/** A user's permissions in a JWT from a grant as `permissions` prints it (what `nsc … --allow-pub … --allow-pub-response` signs). */
 export function jwtPermissions(grant: Grant): Record<string, unknown> {
   return {
     pub: { allow: grant.publish.allow, deny: grant.publish.deny },
@@ -241,38 +241,57 @@ export interface JetStreamOperator {
   readonly system: MintedUser;
   /** The server configuration: operator, a full resolver in `dir` preloaded with both accounts, system account. */
   serverConfig(dir: string): string;
-  /** A new user of the account (a new nkey), with `grant`'s permissions, or none. */
-  user(name: string, grant?: Grant): MintedUser;
+  /**
+   * A new user of the account (a new nkey) signed by `role`'s scoped signing
+   * key, so it holds that role's grant (`nsc add user -K <role>`); without a
+   * role, signed by the account's own key, with no permissions.
+   */
+  user(name: string, role?: string): MintedUser;
   /** The account's JWT signed again, revoking the users whose public keys are given (every JWT they hold until now). */
   accountJwt(revoked?: readonly string[]): string;
 }
 
-export function jetstreamOperator(): JetStreamOperator {
+/**
+ * An operator, a system account, and one account with JetStream whose roles
+ * are scoped signing keys, each holding a grant as its template (`nsc edit
+ * signing-key --role <role> --allow-pub …`): a user JWT then carries no
+ * permissions of its own. The provisioner's grant inside a user JWT would
+ * make a CONNECT line over nats-server's default max_control_line (4 KB),
+ * and the server drops such a connection.
+ */
+export function jetstreamOperator(roles: Readonly<Record<string, Grant>> = {}): JetStreamOperator {
   const operator = createOperator();
   const system = createAccount();
   const account = createAccount();
+  const roleKeys = new Map(Object.keys(roles).map((r) => [r, createAccount()] as const));
   const operatorJwt = signJwt(operator, operator.getPublicKey(), "test-operator", { type: "operator", system_account: system.getPublicKey() });
   const systemJwt = signJwt(operator, system.getPublicKey(), "SYS", ACCOUNT_LIMITS);
+  const signingKeys = [...roleKeys].map(([role, kp]) => ({
+    kind: "user_scope",
+    key: kp.getPublicKey(),
+    role,
+    template: { ...jwtPermissions(roles[role]!), subs: NO_LIMIT, data: NO_LIMIT, payload: NO_LIMIT },
+  }));
   const revocations: Record<string, number> = {};
   const accountJwt = (revoked: readonly string[] = []): string => {
     const now = Math.floor(Date.now() / 1000);
     for (const k of revoked) revocations[k] = now;
-    const limits = { ...ACCOUNT_LIMITS.limits, ...JETSTREAM_LIMITS };
     return signJwt(operator, account.getPublicKey(), "mesh", {
       ...ACCOUNT_LIMITS,
-      limits,
+      limits: { ...ACCOUNT_LIMITS.limits, ...JETSTREAM_LIMITS },
+      ...(signingKeys.length > 0 ? { signing_keys: signingKeys } : {}),
       ...(Object.keys(revocations).length > 0 ? { revocations: { ...revocations } } : {}),
     });
   };
-  const mint = (issuer: KeyPair, name: string, permissions: Record<string, unknown>): MintedUser => {
+  const mint = (issuer: KeyPair, name: string, claims: Record<string, unknown>): MintedUser => {
     const kp = createUser();
-    const jwt = signJwt(issuer, kp.getPublicKey(), name, { ...USER_LIMITS, ...permissions });
+    const jwt = signJwt(issuer, kp.getPublicKey(), name, claims);
     return { name, publicKey: kp.getPublicKey(), creds: credsText(jwt, kp.getSeed()) };
   };
   const first = accountJwt();
   return {
     account: account.getPublicKey(),
-    system: mint(system, "sys", {}),
+    system: mint(system, "sys", USER_LIMITS),
     serverConfig: (dir) =>
       [
         `operator: ${JSON.stringify(operatorJwt)}`,
@@ -283,7 +302,14 @@ export function jetstreamOperator(): JetStreamOperator {
         `  ${account.getPublicKey()}: ${JSON.stringify(first)}`,
         "}",
       ].join("\n"),
-    user: (name, grant) => mint(account, name, grant ? jwtPermissions(grant) : {}),
+    user: (name, role) => {
+      if (role === undefined) return mint(account, name, USER_LIMITS);
+      const key = roleKeys.get(role);
+      if (key === undefined) throw new Error(`no role ${role}`);
+      // Signed by the role's key on behalf of the account. The permissions and limits come from the key's
+      // template: the server refuses such a user whose JWT sets any of its own.
+      return mint(key, name, { type: "user", issuer_account: account.getPublicKey() });
+    },
     accountJwt,
   };
 }
