@@ -15,7 +15,7 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, renameSync, writeFileSync } from "node:fs";
+import { copyFileSync, readFileSync, renameSync, writeFileSync } from "node:fs";
 import { request as httpRequest } from "node:http";
 import { join } from "node:path";
 import { connect } from "@nats-io/transport-node";
@@ -25,7 +25,9 @@ import { grantFor, inboxPrefix } from "../../src/permissions/grants.js";
 import { NEEDS_VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { eventually } from "../helpers/eventually.js";
 import { Fleet, type ServiceProcess } from "../helpers/processes.js";
-import { jetstreamOperator, tempDir, type JetStreamOperator, type MintedUser } from "../helpers/credential-material.js";
+import { findOpenssl, jetstreamOperator, tempDir, tlsMaterial, type JetStreamOperator, type MintedUser } from "../helpers/credential-material.js";
+import { connectionConfig } from "../../src/config.js";
+import { connectBus } from "../../src/connect.js";
 
 const SYNCED = "all projections synced: answering from them";
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
@@ -262,5 +264,45 @@ describe("credentials that rotate, in operator (JWT) mode", () => {
     await serve.waitForLine((l) => l.msg === "reconnected to NATS" && l.receivedAt >= refused.receivedAt, 15_000, "reconnected to NATS", from);
     assert.equal(serve.exit, undefined, "the service is still running");
     assert.equal(serve.lines.filter((l) => l.fields["level"] === "fatal").length, 0, serve.tail());
+  });
+});
+
+describe("TLS files that rotate", () => {
+  const openssl = findOpenssl();
+  const tmp = tempDir("mesh-tls-rotation-");
+  let server: RunningNatsServer | undefined;
+  let nc: NatsConnection | undefined;
+
+  after(async () => {
+    await nc?.close().catch(() => undefined);
+    await server?.stop();
+    tmp.remove();
+  });
+
+  // The client loads the CA, certificate and key files together at each connect; the CA is the one a test can swap
+  // for a refusal on the client's side at once (a refused client certificate shows only at the connect timeout).
+  test("the TLS files are read again at each reconnect", { skip: openssl ? false : "openssl is not installed" }, async () => {
+    const tls = tlsMaterial(openssl!, tmp.dir);
+    const live = { ca: join(tmp.dir, "live-ca.pem"), cert: join(tmp.dir, "live-client.pem"), key: join(tmp.dir, "live-client.key") };
+    copyFileSync(tls.ca, live.ca);
+    copyFileSync(tls.clientCert, live.cert);
+    copyFileSync(tls.clientKey, live.key);
+    server = await startNatsServer({ jetstream: false, configText: tls.serverConfig });
+    nc = await connectBus(connectionConfig({ server: server.url, tlsca: live.ca, tlscert: live.cert, tlskey: live.key }, {}), "tls-rotation");
+    const seen: string[] = [];
+    void (async () => {
+      for await (const s of nc!.status()) seen.push(s.type);
+    })();
+
+    copyFileSync(tls.otherCa, live.ca); // a CA that did not sign the server's certificate
+    await nc.reconnect();
+    await eventually(() => assert.ok(seen.filter((t) => t === "reconnecting").length >= 2, seen.join(",")), { timeoutMs: 10_000 });
+    assert.ok(!seen.includes("reconnect"), "no reconnect with a CA that does not verify the server");
+
+    copyFileSync(tls.ca, live.ca);
+    await eventually(() => assert.ok(seen.includes("reconnect"), seen.join(",")), { timeoutMs: 10_000 });
+    const echo = `tls.rotation.${process.pid}`;
+    nc.subscribe(echo, { callback: (err, m) => void (err ? undefined : m.respond(m.data)) });
+    assert.equal((await nc.request(echo, "ping", { timeout: 2000 })).string(), "ping");
   });
 });
