@@ -247,6 +247,8 @@ export interface JetStreamOperator {
    * role, signed by the account's own key, with no permissions.
    */
   user(name: string, role?: string): MintedUser;
+  /** A new user of the account holding `grant` in its own JWT (`nsc add user --allow-pub … --allow-sub …`). */
+  inlineUser(name: string, grant: Grant): MintedUser;
   /** The account's JWT signed again, revoking the users whose public keys are given (every JWT they hold until now). */
   accountJwt(revoked?: readonly string[]): string;
 }
@@ -310,6 +312,7 @@ export function jetstreamOperator(roles: Readonly<Record<string, Grant>> = {}): 
       // template: the server refuses such a user whose JWT sets any of its own.
       return mint(key, name, { type: "user", issuer_account: account.getPublicKey() });
     },
+    inlineUser: (name, grant) => mint(account, name, { ...USER_LIMITS, ...jwtPermissions(grant) }),
     accountJwt,
   };
 }
