@@ -70,13 +70,23 @@ describe("each role's credentials in operator (JWT) mode", () => {
     assert.match(v.stdout, /the projections equal the buckets/);
   });
 
-  test("a node's user with its grant in its own JWT asks its own subject, and is refused the mesh's", async () => {
+  test("a node's and a provider's users with their grants in their own JWTs ask their own subjects; the node is refused the mesh's", async () => {
     const n1 = ["--server", server.url, "--creds", credsFile(op.inlineUser("node-n1", grantFor("node", "n1"))), "--inbox-prefix", inboxPrefix("node", "n1")];
     const own = await run(["query", "needs", "--json", "--scope", "node:n1", ...n1]);
     assert.equal(own.code, 0, own.stderr);
     const mesh = await run(["query", "needs", ...n1]);
     assert.equal(mesh.code, 3, mesh.stderr);
     assert.match(mesh.stderr, /permissions violation: the server refused publish on mesh-provisioner\.provisioning;/);
+    const provider = [
+      "--server",
+      server.url,
+      "--creds",
+      credsFile(op.inlineUser("provider-1", grantFor("provider"))),
+      "--inbox-prefix",
+      inboxPrefix("provider"),
+    ];
+    const needs = await run(["query", "needs", "--json", "--scope", "needs", ...provider]);
+    assert.equal(needs.code, 0, needs.stderr);
   });
 
   test("the provisioner's grant inside a user JWT makes a CONNECT over the server's default max_control_line: the server drops it", async () => {
