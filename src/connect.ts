@@ -2,30 +2,27 @@
  * Connecting to the bus (I/O). Options are built once from the configuration;
  * the connection reconnects forever (the client's default gives up after ten
  * attempts) and pings often so a dead link is noticed in seconds, not minutes.
+ *
+ * Credentials rotate without a restart: the `--creds` and `--nkey` files are
+ * read again at every reconnect (./credential-file.ts), and so are the TLS
+ * files (the client loads `certFile`, `keyFile` and `caFile` at each connect).
+ * A refusal of the credentials at a reconnect does not end the retries (the
+ * client's default gives up after two): an operator who revoked a user before
+ * replacing its file sees the service connect once the new file is in place.
  */
-import { readFileSync } from "node:fs";
 import { checkServerIdentity, type PeerCertificate } from "node:tls";
 import { connect } from "@nats-io/transport-node";
-import { credsAuthenticator, nkeyAuthenticator, type Authenticator, type ConnectionOptions, type NatsConnection } from "@nats-io/nats-core";
+import type { Authenticator, ConnectionOptions, NatsConnection } from "@nats-io/nats-core";
 import type { ConnectionConfig } from "./config.js";
+import { credentialFile, type CredentialLog } from "./credential-file.js";
 import { noteViolation } from "./permissions/violation.js";
-import { Failure, wrapFailure } from "./failure.js";
+import { Failure } from "./failure.js";
 
-function readSecretFile(path: string, what: string): Uint8Array {
-  try {
-    return readFileSync(path);
-  } catch (err) {
-    throw wrapFailure("CONFIG", `cannot read the ${what} file ${path}`, err);
-  }
-}
-
-export function connectionOptions(cfg: ConnectionConfig, name: string): ConnectionOptions {
+/** `log`: where a rotated or unusable credentials file is reported (the long-running service passes its logger). */
+export function connectionOptions(cfg: ConnectionConfig, name: string, log?: CredentialLog): ConnectionOptions {
   const authenticator: Authenticator[] = [];
-  if (cfg.creds !== undefined) authenticator.push(credsAuthenticator(readSecretFile(cfg.creds, "credentials (--creds)")));
-  if (cfg.nkey !== undefined) {
-    const seed = new TextDecoder().decode(readSecretFile(cfg.nkey, "nkey seed (--nkey)")).trim();
-    authenticator.push(nkeyAuthenticator(new TextEncoder().encode(seed)));
-  }
+  if (cfg.creds !== undefined) authenticator.push(credentialFile("creds", cfg.creds, log).authenticator());
+  if (cfg.nkey !== undefined) authenticator.push(credentialFile("nkey", cfg.nkey, log).authenticator());
   const tls =
     cfg.ca !== undefined || cfg.cert !== undefined
       ? { caFile: cfg.ca, certFile: cfg.cert, keyFile: cfg.key, checkServerIdentity: serverIdentityCheck(cfg.servers) }
@@ -40,6 +37,7 @@ export function connectionOptions(cfg: ConnectionConfig, name: string): Connecti
     tls,
     inboxPrefix: cfg.inboxPrefix,
     maxReconnectAttempts: -1,
+    ignoreAuthErrorAbort: true,
     reconnectTimeWait: 1000,
     pingInterval: 5000,
     maxPingOut: 3,
@@ -78,17 +76,34 @@ function serverIdentityCheck(servers: readonly string[]): (host: string, cert: P
   };
 }
 
+const AUTH_REFUSED = new Set(["AuthorizationError", "UserAuthenticationExpiredError"]);
+
 /**
- * Connect once; a failure to reach the server at start is a clear CONNECT
- * error. The permissions violations the server reports on the connection are
- * noted, so a command that then fails says which subject was refused.
+ * Connect once; a failure to reach the server at start (the credentials
+ * refused included) is a clear CONNECT error. The permissions violations the
+ * server reports on the connection are noted, so a command that then fails
+ * says which subject was refused; a refusal of the credentials at a reconnect
+ * is logged once until a reconnect succeeds.
  */
-export async function connectBus(cfg: ConnectionConfig, name: string): Promise<NatsConnection> {
-  const opts = connectionOptions(cfg, name);
+export async function connectBus(cfg: ConnectionConfig, name: string, log?: CredentialLog): Promise<NatsConnection> {
+  const opts = connectionOptions(cfg, name, log);
   try {
     const nc = await connect(opts);
     void (async () => {
-      for await (const s of nc.status()) if (s.type === "error") noteViolation(s.error, cfg.inboxPrefix ?? "_INBOX");
+      let refused = false;
+      for await (const s of nc.status()) {
+        if (s.type === "reconnect") refused = false;
+        if (s.type !== "error") continue;
+        noteViolation(s.error, cfg.inboxPrefix ?? "_INBOX");
+        if (log && !refused && AUTH_REFUSED.has(s.error.name)) {
+          refused = true;
+          log.warn(
+            { err: s.error.message },
+            "NATS refused the credentials at a reconnect; retrying until it accepts them. " +
+              "If the user was revoked or has expired, replace the credentials file (--creds/--nkey): it is read at each attempt",
+          );
+        }
+      }
     })().catch(() => undefined);
     return nc;
   } catch (err) {

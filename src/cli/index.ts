@@ -61,7 +61,7 @@ export function program(): Command {
   prog
     .command("permissions")
     .description("print the least grant of a role as nats-server configuration JSON")
-    .option("--role <role>", "provisioner, node or provider")
+    .option("--role <role>", "provisioner, node, provider or operator")
     .option("--node <node>", "the node, for --role node")
     .option("--example", "print an example accounts block with one user per role")
     .action(async (flags) => (await import("./permissions.js")).permissionsCommand(flags));

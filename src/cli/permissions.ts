@@ -1,4 +1,4 @@
-/** `mesh-provisioner permissions --role provisioner|node|provider [--node N]`: print the least grant as nats-server configuration JSON. */
+/** `mesh-provisioner permissions --role provisioner|node|provider|operator [--node N]`: print the least grant as nats-server configuration JSON. */
 import { grantFor, inboxPrefix, ROLES, type Role } from "../permissions/grants.js";
 import { accountsConfigText, EXAMPLE_USERS } from "../permissions/server-config.js";
 import { failAndExit } from "./fail.js";

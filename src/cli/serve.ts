@@ -38,7 +38,7 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
       },
       "starting mesh-provisioner",
     );
-    const nc = await connectBus(cfg.connection, "mesh-provisioner");
+    const nc = await connectBus(cfg.connection, "mesh-provisioner", log);
     void (async () => {
       for await (const s of nc.status()) {
         if (s.type === "disconnect") log?.warn({ server: s.server }, "lost the connection to NATS; reconnecting");
@@ -114,6 +114,7 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
     return;
   }
   dumpOnSigusr2(s);
+  reconnectOnSighup(s);
 }
 
 /**
@@ -128,5 +129,22 @@ export function dumpOnSigusr2(s: Served): void {
       (path) => s.log.info({ path }, "SIGUSR2: wrote this instance's dump"),
       (err: unknown) => s.log.error({ err: (err as Error).message }, "SIGUSR2: the dump could not be written"),
     );
+  });
+}
+
+/**
+ * SIGHUP reconnects to NATS now, so that credentials replaced on disk (the
+ * `--creds` or `--nkey` file, the TLS files: all read at each connect) are
+ * used without waiting for the next reconnect; the service keeps running and
+ * its subscriptions are made again on the new connection. Installed with
+ * SIGUSR2's handler once the service is up (before that, SIGHUP has Node's
+ * default: it ends the process).
+ */
+export function reconnectOnSighup(s: Served): void {
+  process.on("SIGHUP", () => {
+    const nc = s.provisioner.nc;
+    if (nc.isClosed() || nc.isDraining()) return;
+    s.log.info({ server: nc.getServer() }, 'SIGHUP: reconnecting to NATS to use the credentials files as they are now (a "reconnected to NATS" line follows)');
+    nc.reconnect().catch((err: unknown) => s.log.warn({ err: (err as Error).message }, "SIGHUP: the reconnect could not start"));
   });
 }

@@ -21,6 +21,12 @@
  * replaces an object that way); only the service may update streams, and
  * only its five buckets' (to set the limits and the roll-up refusal it
  * creates them with). Nodes and providers get nothing of the checkpoints.
+ *
+ * The operator's grant (`query`, `dump` and `verify`, and a person with the
+ * nats CLI) reads everything and writes nothing: every verb subject, the
+ * five buckets and the checkpoints read (get, watch, stream info), no
+ * publish on `$KV.>`, `$O.>` or the feed, no stream create, update, purge or
+ * delete, no message delete.
  */
 import { BUCKETS, CHECKPOINT_BUCKET, isPlainToken, objectStreamName, SEAT_BUCKET, streamName } from "mesh-provisioner-client/keys";
 import {
@@ -68,7 +74,11 @@ export const PURGE_DENIED = `${API}.STREAM.PURGE.>`;
 
 /** Reading a bucket: get by either route the client uses, and watching it. */
 function readBucket(bucket: string): string[] {
-  const s = streamName(bucket);
+  return readStream(streamName(bucket));
+}
+
+/** Reading a stream: its info, get by either route, and an ordered consumer (a watch, an object's chunks). */
+function readStream(s: string): string[] {
   return [
     `${API}.STREAM.INFO.${s}`,
     `${API}.DIRECT.GET.${s}`,
@@ -112,7 +122,7 @@ function checkpointStore(): string[] {
  */
 const askVerb = (...subjects: string[]): string[] => [...subjects, `$SRV.*.${SERVICE_NAME}`, `$SRV.*.${SERVICE_NAME}.*`];
 
-/** Every verb subject: the service answers them all, and its own user (operators) may ask them all. */
+/** Every verb subject: the service answers them all, and the operator's grant asks them all. */
 const ALL_VERB_SUBJECTS = [VERB_SUBJECT, NODE_VERB_SUBJECTS, NEEDS_VERB_SUBJECT];
 
 function provisioner(): Grant {
@@ -175,8 +185,32 @@ function provider(): Grant {
   };
 }
 
+/**
+ * Reads everything, writes nothing. Its consumers are the ephemeral ordered
+ * consumers of its own reads; deleting one is a stream's consumer API, which
+ * the grant cannot narrow to its own consumers (docs/security.md).
+ */
+function operator(): Grant {
+  return {
+    publish: {
+      allow: [
+        `${API}.INFO`,
+        ...[BUCKETS.registry, ...NODE_BUCKETS, SEAT_BUCKET].flatMap(readBucket),
+        ...readStream(CHECKPOINT_STREAM),
+        ...askVerb(...ALL_VERB_SUBJECTS),
+      ],
+      deny: [...ALWAYS_DENIED, PURGE_DENIED, `${API}.STREAM.UPDATE.>`, `${API}.STREAM.CREATE.>`, "$KV.>", "$O.>", `${FEED_PREFIX}.>`],
+    },
+    // Its replies and watch deliveries, and every feed event (a live view of the whole mesh).
+    subscribe: { allow: [`${inboxPrefix("operator")}.>`, `${FEED_PREFIX}.>`], deny: [] },
+    allow_responses: false,
+  };
+}
+
 export function grantFor(role: Role, nodeName?: string): Grant {
   switch (role) {
+    case "operator":
+      return operator();
     case "provisioner":
       return provisioner();
     case "provider":

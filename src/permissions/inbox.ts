@@ -10,12 +10,12 @@ export { inboxPrefix, ROLES, type Role } from "mesh-provisioner-client/protocol/
 export const SERVE_ROLE: Role = "provisioner";
 
 /**
- * `query`, `dump` and `verify` default to the provisioner's prefix too. They
- * are the service operator's tools: `verify` reads all four buckets, and
- * `dump` asks the verb for every node's entries, which only the
- * provisioner's grant allows; so the one grant under which all three work as
- * printed is the provisioner's. A node running `query` under its own grant
- * asks for its own node (`query needs --node n1`, on its own verb subject)
- * and passes its own prefix (`permissions --role …` prints it).
+ * `query`, `dump` and `verify` default to the operator's prefix. They are the
+ * service operator's tools, and the operator's grant reads everything they
+ * read (every verb subject, the buckets for `verify`) and writes nothing, so
+ * they need not borrow the service's credentials, which may write the
+ * registry. A node running `query` under its own grant asks for its own node
+ * (`query needs --scope node:n1`, on its own verb subject) and passes its own
+ * prefix (`permissions --role …` prints it).
  */
-export const COMMAND_ROLE: Role = "provisioner";
+export const COMMAND_ROLE: Role = "operator";

@@ -36,4 +36,5 @@ export const EXAMPLE_USERS: readonly UserSpec[] = [
   { user: "node-n1", password: "change-me-n1", role: "node", node: "n1" },
   { user: "node-n2", password: "change-me-n2", role: "node", node: "n2" },
   { user: "provider", password: "change-me-provider", role: "provider" },
+  { user: "operator", password: "change-me-operator", role: "operator" },
 ];

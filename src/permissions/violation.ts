@@ -8,7 +8,7 @@
  * so, naming the subject refused. Detection is by shape, so this module
  * loads no NATS code.
  */
-import { COMMAND_ROLE, inboxPrefix } from "./inbox.js";
+import { COMMAND_ROLE, inboxPrefix, SERVE_ROLE } from "./inbox.js";
 import { VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
 import { Failure } from "../failure.js";
 
@@ -72,16 +72,19 @@ export function describeViolation(v: Violation, prefix?: string): string {
     return (
       `${head}; the user's grant does not cover the inbox prefix ${used}, where replies and watch deliveries arrive: ` +
       "pass the prefix it allows with --inbox-prefix (or NATS_INBOX_PREFIX), as `mesh-provisioner permissions --role …` prints it " +
-      `(the default, ${inboxPrefix(COMMAND_ROLE)}, is the ${COMMAND_ROLE}'s)`
+      `(the defaults: serve uses the ${SERVE_ROLE}'s, ${inboxPrefix(SERVE_ROLE)}; query, dump and verify the ${COMMAND_ROLE}'s, ${inboxPrefix(COMMAND_ROLE)})`
     );
   }
   if (v.operation === "publish" && v.subject.startsWith(VERB_SUBJECT)) {
     return (
       `${head}; each grant allows the verb's subject of its own scope: a provider asks with --scope needs, ` +
-      `node N with --scope node:N, the provisioner's user on every subject (\`mesh-provisioner permissions --role …\` prints each grant)`
+      `node N with --scope node:N, the ${COMMAND_ROLE}'s and the ${SERVE_ROLE}'s users on every subject (\`mesh-provisioner permissions --role …\` prints each grant)`
     );
   }
-  return `${head}; the user's grant must allow it: \`mesh-provisioner permissions --role ${COMMAND_ROLE}\` prints the least grant the service and its commands work under`;
+  return (
+    `${head}; the user's grant must allow it: \`mesh-provisioner permissions --role ${SERVE_ROLE}\` prints the least grant the service works under, ` +
+    `\`--role ${COMMAND_ROLE}\` the one of query, dump and verify`
+  );
 }
 
 /**

@@ -1,10 +1,13 @@
 /**
  * Credential material for tests of every way to authenticate to nats-server:
  * user nkeys, a TLS CA with a server and a client certificate (made with the
- * `openssl` command), and an operator-mode setup (operator, account and user
- * JWTs and a creds file) signed with @nats-io/nkeys alone, the way the `nsc`
+ * `openssl` command), and operator-mode setups (operator, account and user
+ * JWTs and creds files) signed with @nats-io/nkeys alone, the way the `nsc`
  * tool signs them (JWT v2: header {typ: "JWT", alg: "ed25519-nkey"}, payload
- * signed by the issuer's nkey, base64url without padding).
+ * signed by the issuer's nkey, base64url without padding): one without
+ * JetStream, and one with JetStream, a full resolver that takes pushed
+ * account JWTs (revocations), and users holding the grants `permissions`
+ * prints.
  */
 import { execFileSync } from "node:child_process";
 import { createHash, randomBytes } from "node:crypto";
@@ -12,6 +15,7 @@ import { accessSync, constants as fsc, mkdtempSync, rmSync, writeFileSync } from
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { createAccount, createOperator, createUser, type KeyPair } from "@nats-io/nkeys";
+import type { Grant } from "../../src/permissions/grants.js";
 
 /** A private temporary directory; `remove()` deletes it. */
 export function tempDir(prefix: string): { dir: string; remove: () => void } {
@@ -154,7 +158,7 @@ export interface OperatorSetup {
   readonly strangerCredsFile: string;
 }
 
-function credsText(jwt: string, seed: Uint8Array): string {
+export function credsText(jwt: string, seed: Uint8Array): string {
   return `-----BEGIN NATS USER JWT-----
 ${jwt}
 ------END NATS USER JWT------
@@ -207,4 +211,108 @@ export function operatorSetup(dir: string): OperatorSetup {
     "}",
   ].join("\n");
   return { serverConfig, credsFile, strangerCredsFile };
+}
+
+// ---- operator mode with JetStream, roles as scoped signing keys, revocations -------------
+
+/** A user's permissions in a JWT from a grant as `permissions` prints it (what `nsc … --allow-pub … --allow-pub-response` signs). */
+export function jwtPermissions(grant: Grant): Record<string, unknown> {
+  return {
+    pub: { allow: grant.publish.allow, deny: grant.publish.deny },
+    sub: { allow: grant.subscribe.allow, deny: grant.subscribe.deny },
+    ...(grant.allow_responses === false ? {} : { resp: { max: 1, ttl: 0 } }),
+  };
+}
+
+export interface MintedUser {
+  readonly name: string;
+  readonly publicKey: string;
+  /** The creds file's text (JWT and seed), as `nsc generate creds` writes it. */
+  readonly creds: string;
+}
+
+/** JetStream without limits for the account (`nsc edit account --js-mem-storage -1 --js-disk-storage -1 …`). */
+const JETSTREAM_LIMITS = { mem_storage: NO_LIMIT, disk_storage: NO_LIMIT, streams: NO_LIMIT, consumer: NO_LIMIT };
+
+export interface JetStreamOperator {
+  /** The account's public key. */
+  readonly account: string;
+  /** A user of the system account (to push account JWTs, and ask `$SYS` for connections). */
+  readonly system: MintedUser;
+  /** The server configuration: operator, a full resolver in `dir` preloaded with both accounts, system account. */
+  serverConfig(dir: string): string;
+  /**
+   * A new user of the account (a new nkey) signed by `role`'s scoped signing
+   * key, so it holds that role's grant (`nsc add user -K <role>`); without a
+   * role, signed by the account's own key, with no permissions.
+   */
+  user(name: string, role?: string): MintedUser;
+  /** A new user of the account holding `grant` in its own JWT (`nsc add user --allow-pub … --allow-sub …`). */
+  inlineUser(name: string, grant: Grant): MintedUser;
+  /** The account's JWT signed again, revoking the users whose public keys are given (every JWT they hold until now). */
+  accountJwt(revoked?: readonly string[]): string;
+}
+
+/**
+ * An operator, a system account, and one account with JetStream whose roles
+ * are scoped signing keys, each holding a grant as its template (`nsc edit
+ * signing-key --role <role> --allow-pub …`): a user JWT then carries no
+ * permissions of its own. The provisioner's grant inside a user JWT would
+ * make a CONNECT line over nats-server's default max_control_line (4 KB),
+ * and the server drops such a connection.
+ */
+export function jetstreamOperator(roles: Readonly<Record<string, Grant>> = {}): JetStreamOperator {
+  const operator = createOperator();
+  const system = createAccount();
+  const account = createAccount();
+  const roleKeys = new Map(Object.keys(roles).map((r) => [r, createAccount()] as const));
+  const operatorJwt = signJwt(operator, operator.getPublicKey(), "test-operator", { type: "operator", system_account: system.getPublicKey() });
+  const systemJwt = signJwt(operator, system.getPublicKey(), "SYS", ACCOUNT_LIMITS);
+  const signingKeys = [...roleKeys].map(([role, kp]) => ({
+    kind: "user_scope",
+    key: kp.getPublicKey(),
+    role,
+    template: { ...jwtPermissions(roles[role]!), subs: NO_LIMIT, data: NO_LIMIT, payload: NO_LIMIT },
+  }));
+  const revocations: Record<string, number> = {};
+  const accountJwt = (revoked: readonly string[] = []): string => {
+    const now = Math.floor(Date.now() / 1000);
+    for (const k of revoked) revocations[k] = now;
+    return signJwt(operator, account.getPublicKey(), "mesh", {
+      ...ACCOUNT_LIMITS,
+      limits: { ...ACCOUNT_LIMITS.limits, ...JETSTREAM_LIMITS },
+      ...(signingKeys.length > 0 ? { signing_keys: signingKeys } : {}),
+      ...(Object.keys(revocations).length > 0 ? { revocations: { ...revocations } } : {}),
+    });
+  };
+  const mint = (issuer: KeyPair, name: string, claims: Record<string, unknown>): MintedUser => {
+    const kp = createUser();
+    const jwt = signJwt(issuer, kp.getPublicKey(), name, claims);
+    return { name, publicKey: kp.getPublicKey(), creds: credsText(jwt, kp.getSeed()) };
+  };
+  const first = accountJwt();
+  return {
+    account: account.getPublicKey(),
+    system: mint(system, "sys", USER_LIMITS),
+    serverConfig: (dir) =>
+      [
+        `operator: ${JSON.stringify(operatorJwt)}`,
+        `system_account: ${JSON.stringify(system.getPublicKey())}`,
+        `resolver: { type: full, dir: ${JSON.stringify(dir)}, allow_delete: false }`,
+        "resolver_preload: {",
+        `  ${system.getPublicKey()}: ${JSON.stringify(systemJwt)}`,
+        `  ${account.getPublicKey()}: ${JSON.stringify(first)}`,
+        "}",
+      ].join("\n"),
+    user: (name, role) => {
+      if (role === undefined) return mint(account, name, USER_LIMITS);
+      const key = roleKeys.get(role);
+      if (key === undefined) throw new Error(`no role ${role}`);
+      // Signed by the role's key on behalf of the account. The permissions and limits come from the key's
+      // template: the server refuses such a user whose JWT sets any of its own.
+      return mint(key, name, { type: "user", issuer_account: account.getPublicKey() });
+    },
+    inlineUser: (name, grant) => mint(account, name, { ...USER_LIMITS, ...jwtPermissions(grant) }),
+    accountJwt,
+  };
 }

@@ -1,6 +1,7 @@
 /**
- * The grants `permissions` prints work as printed: `serve`, `query` and
- * `verify` under the provisioner's grant with no --inbox-prefix; and a grant
+ * The grants `permissions` prints work as printed: `serve` under the
+ * provisioner's grant, and `query`, `dump` and `verify` under the operator's,
+ * with no --inbox-prefix; the operator's grant writes nothing; and a grant
  * that refuses a start-up step is reported as a permissions violation naming
  * the subject, with exit 3, not as a missing JetStream.
  */
@@ -14,17 +15,22 @@ import { startNatsServer, type RunningNatsServer } from "../../src/embedded/nats
 import { accountsConfig, type UserSpec } from "../../src/permissions/server-config.js";
 import { inboxPrefix } from "../../src/permissions/grants.js";
 import { NEEDS_VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
+import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
+import { jetstream, jetstreamManager } from "@nats-io/jetstream";
+import { Kvm } from "@nats-io/kv";
+import { refused } from "../helpers/granted.js";
 import { eventually } from "../helpers/eventually.js";
 import { BIN, Fleet, type ServiceProcess } from "../helpers/processes.js";
 
 const pw = (): string => randomBytes(12).toString("hex");
 const SVC: UserSpec = { user: "mesh-provisioner", password: pw(), role: "provisioner" };
 const PROVIDER: UserSpec = { user: "provider", password: pw(), role: "provider" };
+const OPERATOR: UserSpec = { user: "operator", password: pw(), role: "operator" };
 /** The provisioner's grant but for $JS.API.INFO, the first request of a start. */
 const NARROW: UserSpec = { user: "narrow", password: pw(), role: "provisioner" };
 
 function serverConfig(): string {
-  const cfg = accountsConfig([SVC, PROVIDER, NARROW]) as {
+  const cfg = accountsConfig([SVC, PROVIDER, OPERATOR, NARROW]) as {
     accounts: Record<string, { users: { user: string; permissions: { publish: { allow: string[] } } }[] }>;
   };
   const narrow = Object.values(cfg.accounts)[0]!.users.find((u) => u.user === NARROW.user)!;
@@ -81,13 +87,45 @@ describe("the printed grants, as printed", () => {
     assert.equal(serve.lines.filter((l) => l.fields["level"] === "error" || l.fields["level"] === "fatal").length, 0, serve.tail());
   });
 
-  test("query and verify under the same grant need no --inbox-prefix either", async () => {
-    const q = await run(["query", "registry", "--json", "--server", server.url, ...as(SVC)]);
+  test("query, dump and verify under the operator's grant need no --inbox-prefix", async () => {
+    const q = await run(["query", "registry", "--json", "--server", server.url, ...as(OPERATOR)]);
     assert.equal(q.code, 0, q.stderr);
     assert.equal((JSON.parse(q.stdout) as { entries: unknown[] }).entries.length, 13);
-    const v = await run(["verify", "--server", server.url, ...as(SVC)]);
+    const table = await run(["query", "needs", "--scope", "node:n1", "--server", server.url, ...as(OPERATOR)]);
+    assert.equal(table.code, 0, table.stderr);
+    assert.match(table.stdout, /seat: /, "the table's seat line, from $SRV");
+    const d = await run(["dump", "--server", server.url, ...as(OPERATOR)]);
+    assert.equal(d.code, 0, d.stderr);
+    const dump = JSON.parse(d.stdout) as { buckets: { registry: { entries: unknown[] } }; seat: { holder: unknown } };
+    assert.equal(dump.buckets.registry.entries.length, 13);
+    assert.notEqual(dump.seat.holder, null, "the seat's holder, from $SRV");
+    const v = await run(["verify", "--server", server.url, ...as(OPERATOR)]);
     assert.equal(v.code, 0, v.stderr + v.stdout);
     assert.match(v.stdout, /the projections equal the buckets/);
+  });
+
+  test("the operator's grant writes nothing: a put to the registry or a node bucket, and every stream change, are refused", async () => {
+    const nc = await connect({ servers: server.url, user: OPERATOR.user, pass: OPERATOR.password, inboxPrefix: inboxPrefix("operator") });
+    try {
+      const js = jetstream(nc, { watcherPrefix: inboxPrefix("operator"), timeout: 1500 });
+      const registry = await new Kvm(js).open(BUCKETS.registry);
+      assert.equal((await registry.get("secret"))?.json<{ module: string }>().module, "mesh-vault", "it reads");
+      await refused("a registry put", () => registry.put("secret", "{}"));
+      const needs = await new Kvm(js).open(BUCKETS.needs);
+      await refused("a node bucket put", () => needs.put("n1.web.config.port", "{}"));
+      await refused("a node bucket delete", () => needs.delete("n1.web.config.port"));
+      const jsm = await jetstreamManager(nc, { timeout: 1500 });
+      const stream = streamName(BUCKETS.registry);
+      const last = (await jsm.streams.info(stream)).state.last_seq;
+      await refused("stream delete", () => jsm.streams.delete(stream));
+      await refused("stream purge", () => jsm.streams.purge(stream));
+      await refused("stream update", () => jsm.streams.update(stream, { max_msgs_per_subject: 5 }));
+      await refused("message delete", () => jsm.streams.deleteMessage(stream, last));
+      await refused("stream create", () => jsm.streams.add({ name: "OPERATOR_MADE", subjects: ["operator.made"] }));
+      assert.equal((await jsm.streams.info(stream)).state.last_seq, last, "the registry's stream is as it was");
+    } finally {
+      await nc.close();
+    }
   });
 
   test("a grant that does not cover the inbox prefix given is reported as a violation on that inbox, exit 3", async () => {
@@ -114,7 +152,7 @@ describe("the printed grants, as printed", () => {
   test("a command under a grant for another prefix says so too", async () => {
     const q = await run(["query", "registry", "--server", server.url, ...as(PROVIDER)]);
     assert.equal(q.code, 3, q.stderr);
-    assert.match(q.stderr, /permissions violation: the server refused subscribe on _INBOX_mesh-provisioner\.\S+; .*inbox prefix _INBOX_mesh-provisioner,/);
+    assert.match(q.stderr, /permissions violation: the server refused subscribe on _INBOX_mesh-operator\.\S+; .*inbox prefix _INBOX_mesh-operator,/);
     const ok = await run([
       "query",
       "registry",

@@ -151,8 +151,8 @@ describe("connectionConfig", () => {
 
   test("the inbox prefix defaults to the one the commands' printed grant allows; environment, then flag, win", () => {
     assert.equal(connectionConfig({}, {}).inboxPrefix, inboxPrefix(COMMAND_ROLE));
-    assert.equal(connectionConfig({}, {}).inboxPrefix, "_INBOX_mesh-provisioner");
-    assert.equal(connectionConfig({}, { NATS_INBOX_PREFIX: "" }).inboxPrefix, "_INBOX_mesh-provisioner", "empty is unset");
+    assert.equal(connectionConfig({}, {}).inboxPrefix, "_INBOX_mesh-operator");
+    assert.equal(connectionConfig({}, { NATS_INBOX_PREFIX: "" }).inboxPrefix, "_INBOX_mesh-operator", "empty is unset");
     assert.equal(connectionConfig({}, { NATS_INBOX_PREFIX: "_INBOX_mesh-provider" }).inboxPrefix, "_INBOX_mesh-provider");
     assert.equal(connectionConfig({ inboxPrefix: "_INBOX" }, { NATS_INBOX_PREFIX: "_INBOX_mesh-provider" }).inboxPrefix, "_INBOX");
     assert.equal(connectionConfig({}, {}, "_INBOX_mesh-node_n1").inboxPrefix, "_INBOX_mesh-node_n1");

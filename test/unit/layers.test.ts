@@ -37,6 +37,7 @@ const LAYER: Readonly<Record<string, number>> = {
   dump: 8,
   verify: 8,
   config: 8,
+  "credential-file": 8,
   connect: 9,
   main: 10,
   cli: 11,

@@ -22,7 +22,7 @@ test("no role gets the JetStream API wholesale, and every role is denied stream 
   }
 });
 
-test("only the service's grant reaches the checkpoints, and it may purge no stream but theirs", () => {
+test("nodes and providers do not reach the checkpoints; only the service's grant writes them, and it may purge no stream but theirs", () => {
   const reaches = (s: string): boolean => s.includes("OBJ_mesh-provisioner_checkpoints") || s.startsWith("$O.");
   for (const role of ["node", "provider"] as const) {
     const g = grantFor(role, "n1");
@@ -35,6 +35,36 @@ test("only the service's grant reaches the checkpoints, and it may purge no stre
     p.publish.allow.filter((s) => s.includes(".STREAM.PURGE.")),
     ["$JS.API.STREAM.PURGE.OBJ_mesh-provisioner_checkpoints"],
   );
+  const o = grantFor("operator");
+  assert.ok(o.publish.allow.includes("$JS.API.STREAM.INFO.OBJ_mesh-provisioner_checkpoints"), "the operator reads them");
+  assert.deepEqual(
+    o.publish.allow.filter((s) => s.startsWith("$O.") || /STREAM\.(CREATE|PURGE)\.OBJ_/.test(s)),
+    [],
+    "the operator writes none of them",
+  );
+});
+
+test("the operator's grant reads everything and writes nothing", () => {
+  const g = grantFor("operator");
+  const writes = /^\$KV\.|^\$O\.|^mesh-provisioner\.feed\.|\.STREAM\.(CREATE|UPDATE|PURGE|DELETE)\.|\.STREAM\.MSG\.DELETE\.|\.CONSUMER\.DURABLE\./;
+  assert.deepEqual(
+    g.publish.allow.filter((s) => writes.test(s)),
+    [],
+  );
+  for (const d of ["$KV.>", "$O.>", "mesh-provisioner.feed.>", PURGE_DENIED, "$JS.API.STREAM.UPDATE.>", "$JS.API.STREAM.CREATE.>"]) {
+    assert.ok(g.publish.deny.includes(d), `the operator lacks deny ${d}`);
+  }
+  // Every verb subject, and every bucket's read (stream info, both gets, a watch's consumer).
+  for (const s of ["mesh-provisioner.provisioning", "mesh-provisioner.provisioning.*", "mesh-provisioner.provisioning-needs", "$SRV.*.mesh-provisioner"]) {
+    assert.ok(g.publish.allow.includes(s), `the operator may not ask ${s}`);
+  }
+  for (const b of ["registry", "needs", "applied", "collect", "seat"]) {
+    for (const api of ["STREAM.INFO", "DIRECT.GET", "STREAM.MSG.GET", "CONSUMER.CREATE"]) {
+      assert.ok(g.publish.allow.includes(`$JS.API.${api}.KV_mesh-provisioner_${b}`), `the operator may not ${api} ${b}`);
+    }
+  }
+  assert.deepEqual(g.subscribe.allow, ["_INBOX_mesh-operator.>", "mesh-provisioner.feed.>"]);
+  assert.equal(g.allow_responses, false, "it answers nothing");
 });
 
 test("a node's grant writes only its own keys of the three node buckets", () => {

@@ -27,7 +27,7 @@ test("a refused inbox names the subject, the prefix in use and the flag that cha
   assert.match(text, /^permissions violation: the server refused subscribe on _INBOX\.Ab12Cd\.\*; /);
   assert.match(text, /inbox prefix _INBOX,/);
   assert.match(text, /--inbox-prefix \(or NATS_INBOX_PREFIX\)/);
-  assert.match(text, /_INBOX_mesh-provisioner/);
+  assert.match(text, /serve uses the provisioner's, _INBOX_mesh-provisioner; query, dump and verify the operator's, _INBOX_mesh-operator\)$/);
   const custom = describeViolation({ operation: "subscribe", subject: "my.inbox.X1.7" }, "my.inbox");
   assert.match(custom, /inbox prefix my\.inbox,/);
 });
@@ -35,7 +35,7 @@ test("a refused inbox names the subject, the prefix in use and the flag that cha
 test("any other refused subject points at the user's grant", () => {
   const text = describeViolation({ operation: "publish", subject: "$JS.API.STREAM.CREATE.KV_x" });
   assert.match(text, /^permissions violation: the server refused publish on \$JS\.API\.STREAM\.CREATE\.KV_x; the user's grant must allow it/);
-  assert.match(text, /permissions --role provisioner/);
+  assert.match(text, /permissions --role provisioner` prints the least grant the service works under, `--role operator` the one of query, dump and verify$/);
   assert.doesNotMatch(text, /--inbox-prefix/);
 });
 

@@ -8,8 +8,8 @@
  * reply subscription: hence each command's default is its role's prefix.
  */
 
-export type Role = "provisioner" | "node" | "provider";
-export const ROLES: readonly Role[] = ["provisioner", "node", "provider"];
+export type Role = "provisioner" | "node" | "provider" | "operator";
+export const ROLES: readonly Role[] = ["provisioner", "node", "provider", "operator"];
 
 /** The inbox prefix of a role: replies and watch deliveries arrive under it. */
 export function inboxPrefix(role: Role, node?: string): string {
@@ -20,5 +20,7 @@ export function inboxPrefix(role: Role, node?: string): string {
       return "_INBOX_mesh-provider";
     case "node":
       return `_INBOX_mesh-node_${node}`;
+    case "operator":
+      return "_INBOX_mesh-operator";
   }
 }
