@@ -101,7 +101,9 @@ describe("the Helm chart, rendered by the real helm", { skip }, () => {
       assert.deepEqual(c.args.slice(0, 2), ["query", "registry"]);
       assert.equal(c.image, containerOf(objects).image);
       const serviceEnv = [...envOf(deploymentOf(objects).spec.template.spec)].filter(([k]) => k.startsWith("NATS_"));
-      assert.deepEqual([...envOf(pod.spec)], serviceEnv, "the same NATS_* variables, so the same files");
+      // The service's own inbox prefix: `query` defaults to the operator's, which the service's grant may not receive on.
+      const asked = [...serviceEnv, ["NATS_INBOX_PREFIX", "_INBOX_mesh-provisioner"]];
+      assert.deepEqual([...envOf(pod.spec)], asked, "the same NATS_* variables, so the same files, and the service's inbox prefix");
       assert.deepEqual(
         c.volumeMounts.filter((m: any) => m.name.startsWith("nats-")),
         containerOf(objects).volumeMounts.filter((m: any) => m.name.startsWith("nats-")),

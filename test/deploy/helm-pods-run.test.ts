@@ -3,7 +3,8 @@
  * cluster: the rendered args and environment, each Secret's files written at
  * the paths its mount names (the kubelet's part), the command line of this
  * checkout in place of the image, against a real nats-server that accepts
- * the chart's nkey alone. Rendered by the real helm; skipped without it,
+ * the chart's nkey alone, under the grant `permissions --role provisioner`
+ * prints (so the test pod's ask works with the service's least grant). Rendered by the real helm; skipped without it,
  * except in CI (CI=true).
  */
 import { after, describe, test } from "node:test";
@@ -18,6 +19,7 @@ import { killAll, run, start } from "../helpers/cli-run.js";
 import { eventually } from "../helpers/eventually.js";
 import { httpGet } from "../helpers/http-get.js";
 import { ExitCodes } from "../../src/cli/exit-codes.js";
+import { grantFor } from "../../src/permissions/grants.js";
 
 const { bin, skip } = helmForTests();
 
@@ -61,7 +63,8 @@ describe("the chart's pods, run as processes against a real nats-server", { skip
 
   test("the service gets ready on the chart's port, the test pod's command answers, and it fails once no instance answers", async () => {
     const nkey = userNkey(dir.dir);
-    server = await startNatsServer({ configText: `authorization { users: [{nkey: ${JSON.stringify(nkey.publicKey)}}] }` });
+    const user = { nkey: nkey.publicKey, permissions: grantFor("provisioner") };
+    server = await startNatsServer({ configText: `authorization { users: [${JSON.stringify(user)}] }` });
     const port = await freePort();
     const values = { nats: { url: server.url, auth: { type: "nkey", content: readFileSync(nkey.seedFile, "utf8") } }, http: { port } };
     const r = withValues(bin, ["template", RELEASE, CHART, "--namespace", NAMESPACE], values);
