@@ -137,7 +137,7 @@ describe("the Helm chart, rendered by the real helm", { skip }, () => {
     const name = deploymentOf(render({})).metadata.name;
     for (const line of [
       `kubectl -n ${NAMESPACE} rollout status deployment/${name}`,
-      `kubectl -n ${NAMESPACE} exec deployment/${name} -- \\\n    node /app/bin/mesh-provisioner query registry`,
+      `kubectl -n ${NAMESPACE} exec deployment/${name} -- \\\n    node /app/bin/mesh-provisioner query registry --inbox-prefix _INBOX_mesh-provisioner`,
       "mesh-provisioner query registry --server nats://nats:4222",
       `helm test ${RELEASE} -n ${NAMESPACE}`,
       `kubectl -n ${NAMESPACE} port-forward service/${name} 8080:8080`,
