@@ -53,6 +53,8 @@ export interface VerbCounters {
 
 export class VerbService {
   private service: Service | undefined;
+  /** Answers still to be sent (they wait for a `minRevision`): a stop sends them before it ends. */
+  private readonly pending = new Set<Promise<void>>();
   /** Request bodies already validated and answers already built. */
   private readonly cache: AnswerCache;
   private readonly decoder = new TextDecoder();
@@ -122,8 +124,16 @@ export class VerbService {
     return service;
   }
 
+  /**
+   * Leave the queue group, answering every request already received: each
+   * subscription drains (what the server delivered before it saw the
+   * unsubscribe is handled), then the answers that wait for a `minRevision`
+   * are sent, each within `maxWaitMs`. The projections must go on applying
+   * until this resolves.
+   */
   async stop(): Promise<void> {
     await this.service?.stop().catch(() => undefined);
+    await Promise.allSettled([...this.pending]);
   }
 
   /** Stats plus each projection's lag behind its stream (bounded: a slow or missing bus gives no lag, not a stall). */
@@ -227,10 +237,12 @@ export class VerbService {
       this.done(msg, started, this.reply(msg, p));
       return;
     }
-    this.waitFor(p).then(
+    const answered = this.waitFor(p).then(
       () => this.done(msg, started, this.reply(msg, p)),
       (err: unknown) => this.done(msg, started, this.failWith(msg, err)),
     );
+    this.pending.add(answered);
+    void answered.finally(() => this.pending.delete(answered));
   }
 
   /** Build the page and send it; the status answered. */
