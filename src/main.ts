@@ -36,6 +36,7 @@ import type { ProvisionerReader } from "./http/reader.js";
 import { CheckpointTally } from "./checkpoints/tally.js";
 import { startCheckpoints } from "./checkpoints/lifecycle.js";
 import { wrapFailure } from "./failure.js";
+import { aPeerAnswers } from "./verb/peer.js";
 import { STOP_LIMITS, stopBound, TIMED_OUT, within } from "./stop.js";
 
 export interface ProvisionerOptions {
@@ -234,15 +235,6 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
       checkpoints: checkpoints.tally.snapshot(),
     }),
   });
-  try {
-    await verb.start();
-  } catch (err) {
-    throw wrapFailure("CONNECT", "cannot serve the verb mesh-provisioner.provisioning", err);
-  }
-  // The verb answers (503 while the projections sync) before the seat is watched: that can wait behind the watches.
-  await patiently("watch the seat", () => seat.start(), log);
-  subs.push(startFeed({ nc, projections, isHolder: () => seat.isHolder, log }));
-
   const synced = new Promise<void>((resolve) => {
     const s = allSynced(WHATS.map((w) => projections[w].synced$)).subscribe((ok) => {
       if (!ok) return;
@@ -253,6 +245,23 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     });
     subs.push(s);
   });
+  const joinVerb = (): Promise<void> =>
+    verb.join().catch((err: unknown) => {
+      throw wrapFailure("CONNECT", "cannot serve the verb mesh-provisioner.provisioning", err);
+    });
+  try {
+    await verb.start();
+  } catch (err) {
+    throw wrapFailure("CONNECT", "cannot serve the verb mesh-provisioner.provisioning", err);
+  }
+  // The verb answers (503 while the projections sync) before the seat is watched: that can wait behind the watches.
+  // Unless another instance answers already: then this one joins once synced, and a node is never told 503 by it (verb/peer.ts).
+  if (await aPeerAnswers(nc)) {
+    log.info("another instance answers the verb: this one joins the queue group once its projections have synced");
+    void synced.then(joinVerb).catch((err: unknown) => log.error({ err: (err as Error).message }, "the verb could not join its queue group"));
+  } else await joinVerb();
+  await patiently("watch the seat", () => seat.start(), log);
+  subs.push(startFeed({ nc, projections, isHolder: () => seat.isHolder, log }));
 
   const bound = stopBound(opts.maxWaitMs);
   /** The write in flight settles, the holder's checkpoints are brought up to date, then the seat is released. */

@@ -55,6 +55,8 @@ export class VerbService {
   private service: Service | undefined;
   /** Answers still to be sent (they wait for a `minRevision`): a stop sends them before it ends. */
   private readonly pending = new Set<Promise<void>>();
+  private joined = false;
+  private stopped = false;
   /** Request bodies already validated and answers already built. */
   private readonly cache: AnswerCache;
   private readonly decoder = new TextDecoder();
@@ -70,15 +72,32 @@ export class VerbService {
     this.answered = answeredChecks(opts.projections.registry.store);
   }
 
+  /**
+   * Register the micro service: `$SRV.PING|INFO|STATS` answer from now on.
+   * The verb's own subjects are joined by `join()`.
+   */
   async start(): Promise<Service> {
     const { nc, version } = this.opts;
-    const service = await new Svcm(nc).add({
+    this.service = await new Svcm(nc).add({
       name: SERVICE_NAME,
       version,
       description: "Answers which domain answers each kind of placeholder, and what the nodes need, applied and collect",
       queue: QUEUE_GROUP,
       statsHandler: () => this.statsWithLag(),
     });
+    return this.service;
+  }
+
+  /**
+   * Join the queue group on the verb's subjects: requests are answered (503
+   * until the projections' first sync) from the moment this resolves. Once
+   * only; never after `stop()`.
+   */
+  async join(): Promise<void> {
+    const { nc } = this.opts;
+    const service = this.service;
+    if (service === undefined || this.joined || this.stopped) return;
+    this.joined = true;
     // One endpoint a scope (protocol/scope.ts): a grant allows a role its scope's subjects, and each answers only its scope.
     const endpoints: readonly { name: string; subject: string; scopeOf: (subject: string) => VerbScope; description: string }[] = [
       { name: "provisioning", subject: VERB_SUBJECT, scopeOf: () => MESH_SCOPE, description: "read-only: the registry and the node buckets, as projected" },
@@ -117,11 +136,9 @@ export class VerbService {
         metadata: { description: ep.description, protocol: PROTOCOL_VERSION },
       });
     }
-    this.service = service;
     // The endpoint's subscription is registered at the server before we say the verb answers.
     await nc.flush();
     this.log.info({ subjects: endpoints.map((e) => e.subject), queue: QUEUE_GROUP }, "the verb is answering");
-    return service;
   }
 
   /**
@@ -132,6 +149,7 @@ export class VerbService {
    * until this resolves.
    */
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.service?.stop().catch(() => undefined);
     await Promise.allSettled([...this.pending]);
   }
