@@ -2,14 +2,19 @@
  * The graceful stop's bound (src/stop.ts) and how `serve` enforces it
  * (`stopThenExit` in src/cli/serve.ts, run in a child process so that its
  * process.exit is observed): exit 0 once stopped, 1 when a step failed or
- * the stop overran its bound.
+ * the stop overran its bound. docs/operations.md states the default bound.
  */
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { STOP_LIMITS, stopBound, TIMED_OUT, within } from "../../src/stop.js";
+import { parseDuration } from "../../src/duration.js";
+import { SERVE_DEFAULTS } from "../../src/defaults.js";
 
 const SERVE = new URL("../../src/cli/serve.js", import.meta.url).href;
+const OPERATIONS = fileURLToPath(new URL("../../../docs/operations.md", import.meta.url));
 
 test("the bound is the longer of the verb's drain and the seat's handover, plus the drain, the HTTP close and a margin", () => {
   const l = STOP_LIMITS;
@@ -19,6 +24,11 @@ test("the bound is the longer of the verb's drain and the seat's handover, plus 
   assert.equal(b.totalMs, Math.max(b.verbMs, b.handoverMs) + l.drainMs + l.httpMs + l.marginMs);
   // A --max-wait longer than the handover makes the verb's drain the longer branch.
   assert.equal(stopBound(60_000).totalMs, 60_000 + l.verbRoundTripMs + l.drainMs + l.httpMs + l.marginMs);
+});
+
+test("docs/operations.md states the bound with the defaults", () => {
+  const seconds = stopBound(parseDuration(SERVE_DEFAULTS.maxWait)).totalMs / 1000;
+  assert.match(readFileSync(OPERATIONS, "utf8"), new RegExp(`\\b${seconds} s\\b`), `operations.md names ${seconds} s`);
 });
 
 test("within gives the promise's value, or TIMED_OUT once its time has passed", async () => {
