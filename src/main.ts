@@ -272,6 +272,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
         "the registry write in flight did not settle: the seat is not released under it; a standby takes it after the lease time",
       );
       seat.abandon();
+      void checkpoints.stop(false);
       return;
     }
     const cut = setTimeout(() => {
