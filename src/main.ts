@@ -36,6 +36,8 @@ import type { ProvisionerReader } from "./http/reader.js";
 import { CheckpointTally } from "./checkpoints/tally.js";
 import { startCheckpoints } from "./checkpoints/lifecycle.js";
 import { wrapFailure } from "./failure.js";
+import { aPeerAnswers } from "./verb/peer.js";
+import { STOP_LIMITS, stopBound, TIMED_OUT, within } from "./stop.js";
 
 export interface ProvisionerOptions {
   readonly registryIntervalMs: number;
@@ -77,6 +79,12 @@ export interface Provisioner extends ProvisionerReader {
   readonly checkpoints: CheckpointTally;
   /** Resolves once every projection has finished its first sync. */
   readonly synced: Promise<void>;
+  /**
+   * The graceful stop (src/stop.ts): at once not ready; the verb leaves the
+   * queue group answering what it received, beside the seat's handover (the
+   * write in flight, the holder's checkpoints, the release); then the
+   * watches stop. Each step within its limit. The connection is the caller's.
+   */
   stop(): Promise<void>;
 }
 
@@ -173,13 +181,15 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   const gate = new CreationGate();
   const consumers = new CreationTally();
   for (const what of WHATS) projections[what] = new Projection(specFor(what, kinds), log, what === "registry" ? undefined : overview.observerFor(what));
+  // A graceful stop gives the holder's last checkpoints a limited time: past it they are abandoned as a lost seat's are.
+  let checkpointsCut = false;
   // The node buckets' projections begin from their checkpoints where one may be used: this resolves once each has its
   // checkpoint's header (or will read its bucket whole), and the checkpoints go on loading while the watches start.
   const checkpoints = await startCheckpoints({
     js,
     jsm,
     projections: { needs: projections.needs, applied: projections.applied, collect: projections.collect },
-    isHolder: () => seat.isHolder,
+    isHolder: () => seat.isHolder && !checkpointsCut,
     replicas: opts.replicas,
     maxBytes: opts.checkpointMaxBytes ?? DEFAULT_CHECKPOINT_LIMITS.maxBytes,
     everyMs: opts.checkpointEveryMs ?? DEFAULT_CHECKPOINT_LIMITS.everyMs,
@@ -225,15 +235,6 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
       checkpoints: checkpoints.tally.snapshot(),
     }),
   });
-  try {
-    await verb.start();
-  } catch (err) {
-    throw wrapFailure("CONNECT", "cannot serve the verb mesh-provisioner.provisioning", err);
-  }
-  // The verb answers (503 while the projections sync) before the seat is watched: that can wait behind the watches.
-  await patiently("watch the seat", () => seat.start(), log);
-  subs.push(startFeed({ nc, projections, isHolder: () => seat.isHolder, log }));
-
   const synced = new Promise<void>((resolve) => {
     const s = allSynced(WHATS.map((w) => projections[w].synced$)).subscribe((ok) => {
       if (!ok) return;
@@ -244,16 +245,56 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     });
     subs.push(s);
   });
+  const joinVerb = (): Promise<void> =>
+    verb.join().catch((err: unknown) => {
+      throw wrapFailure("CONNECT", "cannot serve the verb mesh-provisioner.provisioning", err);
+    });
+  try {
+    await verb.start();
+  } catch (err) {
+    throw wrapFailure("CONNECT", "cannot serve the verb mesh-provisioner.provisioning", err);
+  }
+  // The verb answers (503 while the projections sync) before the seat is watched: that can wait behind the watches.
+  // Unless another instance answers already: then this one joins once synced, and a node is never told 503 by it (verb/peer.ts).
+  if (await aPeerAnswers(nc)) {
+    log.info("another instance answers the verb: this one joins the queue group once its projections have synced");
+    void synced.then(joinVerb).catch((err: unknown) => log.error({ err: (err as Error).message }, "the verb could not join its queue group"));
+  } else await joinVerb();
+  await patiently("watch the seat", () => seat.start(), log);
+  subs.push(startFeed({ nc, projections, isHolder: () => seat.isHolder, log }));
 
+  const bound = stopBound(opts.maxWaitMs);
+  /** The write in flight settles, the holder's checkpoints are brought up to date, then the seat is released. */
+  const handOver = async (): Promise<void> => {
+    if ((await within(reconciler.stop(), STOP_LIMITS.writeMs)) === TIMED_OUT) {
+      log.warn(
+        { waitedMs: STOP_LIMITS.writeMs },
+        "the registry write in flight did not settle: the seat is not released under it; a standby takes it after the lease time",
+      );
+      seat.abandon();
+      void checkpoints.stop(false);
+      return;
+    }
+    const cut = setTimeout(() => {
+      checkpointsCut = true;
+      log.warn({ limitMs: STOP_LIMITS.checkpointsMs }, "the last checkpoints took too long and were abandoned; the previous ones stay whole");
+    }, STOP_LIMITS.checkpointsMs);
+    try {
+      await checkpoints.stop(seat.isHolder);
+    } finally {
+      clearTimeout(cut);
+    }
+    await seat.release();
+  };
   let stopping: Promise<void> | undefined;
+  let isStopping = false;
   const stop = (): Promise<void> =>
     (stopping ??= (async () => {
+      isStopping = true;
       progress.stop();
-      await verb.stop();
-      // Finish the write in flight and bring the checkpoints up to date, then hand the seat over.
-      await reconciler.stop();
-      await checkpoints.stop(seat.isHolder);
-      await seat.release();
+      // Reads need no seat: the verb drains beside the handover, and the projections apply until both are done.
+      const [verbDrained] = await Promise.all([within(verb.stop(), bound.verbMs), handOver()]);
+      if (verbDrained === TIMED_OUT) log.warn({ waitedMs: bound.verbMs }, "the verb's drain did not finish; requests still waiting go unanswered");
       for (const s of subs) s.unsubscribe();
       for (const w of WHATS) projections[w].stop();
     })());
@@ -268,7 +309,21 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   const connected = (): boolean => up && !nc.isClosed();
 
   checkpoints.startWriting();
-  return { nc, jsm, connected, projections, overview, reconciler, verb, seat, consumers, checkpoints: checkpoints.tally, synced, stop };
+  return {
+    nc,
+    jsm,
+    connected,
+    stopping: () => isStopping,
+    projections,
+    overview,
+    reconciler,
+    verb,
+    seat,
+    consumers,
+    checkpoints: checkpoints.tally,
+    synced,
+    stop,
+  };
 }
 
 export { ProvisionerError };

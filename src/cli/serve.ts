@@ -1,7 +1,9 @@
 /**
  * `mesh-provisioner serve`: run the service in this process until SIGTERM or
- * SIGINT, then stop answering, finish the write in flight, drain the
- * connection and exit 0.
+ * SIGINT, then stop gracefully (src/stop.ts: not ready at once, the verb
+ * drained beside the seat's handover, the watches stopped, the connection
+ * drained, the HTTP server closed last) and exit 0; 1 if the stop failed or
+ * overran its bound.
  */
 import { serveConfig, type ServeFlags } from "../config.js";
 import { connectBus } from "../connect.js";
@@ -12,12 +14,15 @@ import { failAndExit } from "./fail.js";
 import type { HttpHandle } from "../http/server.js";
 import { writeOwnDump } from "../dump/document.js";
 import { setHeapGrowing } from "../heap.js";
+import { STOP_LIMITS, stopBound, TIMED_OUT, within } from "../stop.js";
 
 export interface Served {
   readonly provisioner: Provisioner;
   readonly log: Logger;
   readonly http?: HttpHandle;
-  /** Stop everything and close the connection (what the signals do). */
+  /** The longest `shutdown` may take (src/stop.ts); `stopThenExit` exits 1 past it. */
+  readonly stopBoundMs: number;
+  /** Stop everything and close the connection (what the signals do), each step within its limit. */
   shutdown(reason: string): Promise<void>;
 }
 
@@ -68,16 +73,27 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
     const http =
       cfg.http && metrics ? await (await import("../http/server.js")).startHttp({ ...cfg.http, token: cfg.httpToken, provisioner, metrics, log }) : undefined;
     const l = log;
+    const bound = stopBound(cfg.maxWaitMs);
     let done: Promise<void> | undefined;
+    // The HTTP server closes last: /healthz and /readyz (503, stopping) answer through the whole stop.
     const shutdown = (reason: string): Promise<void> =>
       (done ??= (async () => {
-        l.info({ reason }, "stopping: no new requests, finishing the write in flight");
-        await http?.close();
+        const since = performance.now();
+        l.info({ reason, boundMs: bound.totalMs }, "stopping: not ready; the verb answers what it received while the seat is handed over");
         await provisioner.stop();
-        await nc.drain().catch(() => undefined);
-        l.info("stopped cleanly");
+        if (
+          (await within(
+            nc.drain().catch(() => undefined),
+            STOP_LIMITS.drainMs,
+          )) === TIMED_OUT
+        ) {
+          l.warn({ waitedMs: STOP_LIMITS.drainMs }, "the connection did not drain in time; closing it");
+          await nc.close().catch(() => undefined);
+        }
+        await http?.close(STOP_LIMITS.httpMs);
+        l.info({ tookMs: Math.round(performance.now() - since) }, "stopped cleanly");
       })());
-    return { provisioner, log, http, shutdown };
+    return { provisioner, log, http, stopBoundMs: bound.totalMs, shutdown };
   } catch (err) {
     failAndExit(err, log);
   }
@@ -91,30 +107,45 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
 export async function serveCommand(flags: ServeFlags): Promise<void> {
   let served: Served | undefined;
   let signalled: string | undefined;
-  const stop = (s: Served, reason: string): void => {
-    s.shutdown(reason).then(
-      () => process.exit(0),
-      (err: unknown) => {
-        s.log.error({ err }, "the stop did not finish cleanly");
-        process.exit(1);
-      },
-    );
-  };
+  // A second signal (a supervisor's, then its process group's) changes nothing: the stop under way goes on.
   for (const sig of ["SIGTERM", "SIGINT"] as const) {
     process.on(sig, () => {
       if (signalled !== undefined) return;
       signalled = sig;
-      if (served !== undefined) stop(served, sig);
+      if (served !== undefined) stopThenExit(served, sig);
     });
   }
   served = await serve(flags);
   const s = served;
   if (signalled !== undefined) {
-    stop(s, `${signalled} during start-up`);
+    stopThenExit(s, `${signalled} during start-up`);
     return;
   }
   dumpOnSigusr2(s);
   reconnectOnSighup(s);
+}
+
+/**
+ * Stop `s`, then run `after` (npm start stops its nats-server there), then
+ * exit: 0 once everything stopped, 1 if a step failed or the whole overran
+ * `s.stopBoundMs` plus `afterMs` (logged either way).
+ */
+export function stopThenExit(s: Served, reason: string, after?: () => Promise<void>, afterMs = 0): void {
+  const boundMs = s.stopBoundMs + afterMs;
+  const overrun = setTimeout(() => {
+    s.log.error({ reason, boundMs }, "the stop overran its bound: exiting now; a standby takes the seat after the lease time if it was not released");
+    process.exit(1);
+  }, boundMs);
+  s.shutdown(reason)
+    .then(() => after?.())
+    .then(
+      () => process.exit(0),
+      (err: unknown) => {
+        clearTimeout(overrun);
+        s.log.error({ err }, "the stop did not finish cleanly");
+        process.exit(1);
+      },
+    );
 }
 
 /**

@@ -6,7 +6,9 @@
  * Each server gets its own temporary directory (mkdtemp under os.tmpdir()) holding the
  * generated config file, the log file (the child's stdout and stderr) and the JetStream
  * store. Ports are free loopback ports picked by binding port 0. Readiness is polled,
- * never slept for. Children still alive when this process exits are killed.
+ * never slept for. Children still alive when this process exits are killed; with
+ * `stopWithHost`, a watchdog (watchdog.ts) also stops the server and removes its directory
+ * when this process ends without running its exit hooks (SIGKILL, a crash).
  */
 import { spawn, type ChildProcess } from "node:child_process";
 import { accessSync, closeSync, constants as fsc, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -15,6 +17,7 @@ import { createConnection, createServer, type Server } from "node:net";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { Failure } from "../failure.js";
+import { startWatchdog, type Watchdog } from "./watchdog.js";
 
 export interface NatsServerOptions {
   jetstream?: boolean; // default true
@@ -24,6 +27,7 @@ export interface NatsServerOptions {
   maxPayload?: number;
   keepStore?: boolean; // keep the temporary directory (store, config, log) on stop()
   maxFileStore?: number; // JetStream's max_file_store in bytes (default: the server's own)
+  stopWithHost?: boolean; // a watchdog stops the server and removes its directory when this process ends, however it ends
 }
 
 export interface RunningNatsServer {
@@ -102,11 +106,15 @@ export async function freePort(): Promise<number> {
 // ---- cleanup of live children when this process goes away --------------------------------
 
 const live = new Set<ChildProcess>();
+/** Watchdogs of live servers: disarmed before their servers are killed here. */
+const watchdogs = new Set<Watchdog>();
 /** Temporary directories to remove at exit (all but keepStore ones, until stop() removes them). */
 const tempDirs = new Set<string>();
 let hooksInstalled = false;
 
 function killAllNow(): void {
+  for (const w of watchdogs) w.disarm();
+  watchdogs.clear();
   for (const child of live) child.kill("SIGKILL"); // ESRCH is swallowed by Node
   live.clear();
   for (const dir of tempDirs) rmSync(dir, { recursive: true, force: true });
@@ -251,6 +259,12 @@ async function launch(l: Layout, opts: NatsServerOptions): Promise<RunningNatsSe
     const me = child;
     live.add(me);
     me.once("exit", () => live.delete(me));
+    if (opts.stopWithHost && me.pid !== undefined) {
+      // Disarmed as the server's exit is seen: until then its pid is the server's own.
+      const w = startWatchdog(me.pid, dir);
+      watchdogs.add(w);
+      me.once("exit", () => (w.disarm(), watchdogs.delete(w)));
+    }
     let spawnError: Error | undefined;
     me.once("error", (e) => (spawnError = e));
     const deadline = Date.now() + READY_TIMEOUT_MS;

@@ -21,6 +21,8 @@ export type ProjectionReader = Pick<Projection, "store" | "revision" | "isSynced
 export interface ProvisionerReader {
   /** True while the connection to the bus is up. */
   readonly connected: () => boolean;
+  /** True from the moment a graceful stop begins. */
+  readonly stopping: () => boolean;
   readonly projections: Readonly<Record<What, ProjectionReader>>;
   /** Counts per node of the whole mesh (the dashboard's overview). */
   readonly overview: Pick<MeshOverview, "totals" | "version" | "page" | "row" | "flooding" | "kinds" | "needsOfKind" | "collections" | "itemsOf">;

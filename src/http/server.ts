@@ -1,7 +1,7 @@
 /**
  * The operator's window over HTTP (I/O): `/healthz` (the process is up),
  * `/readyz` (200 only once the projections are synced and the bus is
- * connected), `/metrics` (Prometheus text), `/` (the dashboard's page), and
+ * connected, 503 from the moment a graceful stop begins), `/metrics` (Prometheus text), `/` (the dashboard's page), and
  * the dashboard's data: `/api/overview`, `/api/nodes`, `/api/node?node=`,
  * the mesh-wide lists (mesh-api.ts), the instances (instances.ts), the change
  * rate (rate.ts) and the event stream `/events` (see dashboard-api.ts and
@@ -48,13 +48,16 @@ export interface HttpOptions {
 
 export interface HttpHandle {
   readonly url: string;
-  close(): Promise<void>;
+  /** Close the event streams, let requests in flight finish for up to `graceMs`, then close every connection. */
+  close(graceMs?: number): Promise<void>;
 }
 
-export function readiness(p: ProvisionerReader): { ready: boolean; connected: boolean; synced: Record<string, boolean> } {
+/** Ready: connected, every projection synced, and not stopping (a stopping instance is not ready from the signal on). */
+export function readiness(p: ProvisionerReader): { ready: boolean; stopping: boolean; connected: boolean; synced: Record<string, boolean> } {
   const synced = Object.fromEntries(WHATS.map((w) => [w, p.projections[w].isSynced]));
   const connected = p.connected();
-  return { ready: connected && Object.values(synced).every(Boolean), connected, synced };
+  const stopping = p.stopping();
+  return { ready: !stopping && connected && Object.values(synced).every(Boolean), stopping, connected, synced };
 }
 
 export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
@@ -166,10 +169,13 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
   log.info({ url, tokenRequired: opts.token !== undefined }, "serving /healthz, /readyz, /metrics and the dashboard");
   return {
     url,
-    async close() {
+    async close(graceMs = 1000) {
       events.close();
       rate.close();
-      await new Promise<void>((resolve) => server.close(() => resolve()));
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const cut = setTimeout(() => server.closeAllConnections(), graceMs);
+      await closed.finally(() => clearTimeout(cut));
     },
   };
 }

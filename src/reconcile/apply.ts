@@ -108,7 +108,7 @@ export async function applyOperations(
   for (const op of operations) {
     // Fence every single write: a holder whose lease is in doubt stops at once.
     if (!mayWrite()) {
-      report.failed.push({ kind: op.kind, op: op.type, error: "this instance no longer holds the seat" });
+      report.failed.push({ kind: op.kind, op: op.type, error: "this instance may not write now (its seat is in doubt, or it is stopping)" });
       continue;
     }
     try {

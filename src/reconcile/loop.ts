@@ -79,6 +79,11 @@ export class Reconciler {
     return next;
   }
 
+  /**
+   * No more runs, and the run in flight ends after the write in flight: what
+   * it had left to write is the next holder's (it reconciles as it takes the
+   * seat). Resolves once that write has settled.
+   */
   async stop(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.retryTimer);
@@ -86,15 +91,19 @@ export class Reconciler {
     await this.inFlight;
   }
 
+  /** Whether a write may be made now: never once stopped, and only while the seat says so. */
+  private readonly mayWrite = (): boolean => !this.stopped && (this.opts.mayWrite?.() ?? true);
+
   private async runOnce(reason: Trigger): Promise<ApplyReport | null> {
     const { registry, writer, desired, log } = { ...this.opts, log: this.log };
+    if (this.stopped) return null;
     if (this.opts.mayWrite !== undefined && !this.opts.mayWrite()) {
       log.debug({ reason }, "not reconciling: this instance does not hold the seat");
       return null;
     }
     this.runs++;
     const plan = diffRegistry(desired, observedRegistry(registry));
-    const report = await applyOperations(writer, plan.operations, plan.unchanged, log, this.opts.mayWrite);
+    const report = await applyOperations(writer, plan.operations, plan.unchanged, log, this.mayWrite);
     const written = report.created.length + report.updated.length + report.deleted.length;
     this.writes.created += report.created.length;
     this.writes.updated += report.updated.length;
@@ -111,7 +120,7 @@ export class Reconciler {
     };
     if (written > 0 || report.failed.length > 0) log.info(summary, "registry reconciled: wrote only what differed from the compiled table");
     else log.debug(summary, "registry already equals the compiled table; nothing written");
-    if (report.lastRevision > 0) {
+    if (report.lastRevision > 0 && !this.stopped) {
       // Let the projection see our own writes before the next diff runs.
       await registry.waitForRevision(report.lastRevision, 5000).catch(() => undefined);
     }

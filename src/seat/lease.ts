@@ -99,12 +99,17 @@ export class Seat {
     await this.tick();
   }
 
-  /** Stop renewing; as holder, release the seat (compare-and-set delete) so a standby takes over at once. */
-  async release(): Promise<void> {
+  /** Stop renewing and watching without releasing: a standby takes the seat after the lease time. */
+  abandon(): void {
     this.stopped = true;
     clearTimeout(this.timer);
     clearTimeout(this.windowTimer);
     this.watch?.stop();
+  }
+
+  /** Stop renewing; as holder, release the seat (compare-and-set delete) so a standby takes over at once. */
+  async release(): Promise<void> {
+    this.abandon();
     if (this.state.role !== "holder") return;
     const rev = this.state.revision;
     this.apply(lost(this.state, this.clock()));

@@ -53,6 +53,10 @@ export interface VerbCounters {
 
 export class VerbService {
   private service: Service | undefined;
+  /** Answers still to be sent (they wait for a `minRevision`): a stop sends them before it ends. */
+  private readonly pending = new Set<Promise<void>>();
+  private joined = false;
+  private stopped = false;
   /** Request bodies already validated and answers already built. */
   private readonly cache: AnswerCache;
   private readonly decoder = new TextDecoder();
@@ -68,15 +72,32 @@ export class VerbService {
     this.answered = answeredChecks(opts.projections.registry.store);
   }
 
+  /**
+   * Register the micro service: `$SRV.PING|INFO|STATS` answer from now on.
+   * The verb's own subjects are joined by `join()`.
+   */
   async start(): Promise<Service> {
     const { nc, version } = this.opts;
-    const service = await new Svcm(nc).add({
+    this.service = await new Svcm(nc).add({
       name: SERVICE_NAME,
       version,
       description: "Answers which domain answers each kind of placeholder, and what the nodes need, applied and collect",
       queue: QUEUE_GROUP,
       statsHandler: () => this.statsWithLag(),
     });
+    return this.service;
+  }
+
+  /**
+   * Join the queue group on the verb's subjects: requests are answered (503
+   * until the projections' first sync) from the moment this resolves. Once
+   * only; never after `stop()`.
+   */
+  async join(): Promise<void> {
+    const { nc } = this.opts;
+    const service = this.service;
+    if (service === undefined || this.joined || this.stopped) return;
+    this.joined = true;
     // One endpoint a scope (protocol/scope.ts): a grant allows a role its scope's subjects, and each answers only its scope.
     const endpoints: readonly { name: string; subject: string; scopeOf: (subject: string) => VerbScope; description: string }[] = [
       { name: "provisioning", subject: VERB_SUBJECT, scopeOf: () => MESH_SCOPE, description: "read-only: the registry and the node buckets, as projected" },
@@ -115,15 +136,22 @@ export class VerbService {
         metadata: { description: ep.description, protocol: PROTOCOL_VERSION },
       });
     }
-    this.service = service;
     // The endpoint's subscription is registered at the server before we say the verb answers.
     await nc.flush();
     this.log.info({ subjects: endpoints.map((e) => e.subject), queue: QUEUE_GROUP }, "the verb is answering");
-    return service;
   }
 
+  /**
+   * Leave the queue group, answering every request already received: each
+   * subscription drains (what the server delivered before it saw the
+   * unsubscribe is handled), then the answers that wait for a `minRevision`
+   * are sent, each within `maxWaitMs`. The projections must go on applying
+   * until this resolves.
+   */
   async stop(): Promise<void> {
+    this.stopped = true;
     await this.service?.stop().catch(() => undefined);
+    await Promise.allSettled([...this.pending]);
   }
 
   /** Stats plus each projection's lag behind its stream (bounded: a slow or missing bus gives no lag, not a stall). */
@@ -227,10 +255,12 @@ export class VerbService {
       this.done(msg, started, this.reply(msg, p));
       return;
     }
-    this.waitFor(p).then(
+    const answered = this.waitFor(p).then(
       () => this.done(msg, started, this.reply(msg, p)),
       (err: unknown) => this.done(msg, started, this.failWith(msg, err)),
     );
+    this.pending.add(answered);
+    void answered.finally(() => this.pending.delete(answered));
   }
 
   /** Build the page and send it; the status answered. */

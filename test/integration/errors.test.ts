@@ -183,6 +183,7 @@ describe("503 before the first sync", () => {
     const projections = Object.fromEntries(WHATS.map((w) => [w, new Projection(specFor(w, KNOWN_KINDS), log)])) as Record<What, Projection>;
     verb = new VerbService({ nc, projections, log, version: "0.0.0-test", maxWaitMs: 300 });
     await verb.start();
+    await verb.join();
   });
   after(async () => {
     await verb?.stop();

@@ -91,6 +91,7 @@ describe("serve --http: /healthz, /readyz, /metrics, /events", () => {
     });
     assert.deepEqual(JSON.parse(r.body), {
       ready: true,
+      stopping: false,
       connected: true,
       synced: { registry: true, needs: true, applied: true, collect: true },
     });

@@ -21,6 +21,7 @@ const LAYER: Readonly<Record<string, number>> = {
   duration: 1,
   version: 1,
   heap: 1,
+  stop: 1,
   embedded: 1,
   permissions: 2,
   streams: 3,
