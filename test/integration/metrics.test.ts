@@ -7,7 +7,9 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { accessSync, constants } from "node:fs";
+import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { Kvm, type KV } from "@nats-io/kv";
 import { BUCKETS } from "mesh-provisioner-client/keys";
@@ -21,6 +23,7 @@ import { Fleet } from "../helpers/processes.js";
 import { spawnServed } from "../helpers/served.js";
 import { parseExposition, valueOf, type Exposition } from "../helpers/prometheus-text.js";
 import { LEFT_OUT, PROCESS_METRICS, PROMISED } from "../helpers/metrics-spec.js";
+import { expressions, isExported, loadDashboard, metricNamesIn } from "../helpers/grafana.js";
 
 const PROMTOOL = process.env["PROMTOOL_BIN"] ?? "/usr/bin/promtool";
 
@@ -160,6 +163,33 @@ describe("/metrics of a live service", () => {
       },
       { timeoutMs: 15_000, message: "the drift was not counted and repaired" },
     );
+  });
+
+  test("every metric the Grafana dashboard queries is one the live service exports", async () => {
+    const { types } = await scrape(base);
+    const named = expressions(loadDashboard()).flatMap(({ where, expr }) => metricNamesIn(expr).map((name) => ({ where, name })));
+    assert.ok(named.length > 40, `${named.length} metric names read from the dashboard`);
+    assert.deepEqual(
+      named.filter((n) => !isExported(n.name, types)).map((n) => `${n.where}: ${n.name}`),
+      [],
+      "names the service does not export",
+    );
+  });
+
+  test("every expression of the Grafana dashboard is PromQL that promtool parses, Grafana's variables filled in", { skip: promtool.skip }, () => {
+    const dir = mkdtempSync(join(tmpdir(), "mesh-dashboard-"));
+    try {
+      const rules = expressions(loadDashboard()).map(({ expr }, i) => ({
+        record: `dashboard:expression_${i}`,
+        expr: expr.replace(/\$__rate_interval|\$__interval|\$__range/g, "5m").replace(/\$\{?[A-Za-z_][A-Za-z0-9_]*\}?/g, ".*"),
+      }));
+      writeFileSync(join(dir, "rules.yaml"), JSON.stringify({ groups: [{ name: "dashboard", rules }] }));
+      const r = spawnSync(promtool.bin, ["check", "rules", join(dir, "rules.yaml")], { encoding: "utf8", timeout: 30_000 });
+      assert.equal(r.status, 0, `${r.stdout}${r.stderr}`);
+      assert.match(r.stdout, new RegExp(`SUCCESS: ${rules.length} rules found`));
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 
   // Last: the nats-server goes away.
