@@ -10,9 +10,9 @@ import { readFileSync } from "node:fs";
 import { procMemory } from "./common.js";
 
 const METRICS_TIMEOUT_MS = 5000;
-const HEAP_USED = "mesh_provisioner_process_nodejs_heap_size_used_bytes";
-const HEAP_TOTAL = "mesh_provisioner_process_nodejs_heap_size_total_bytes";
-const EXTERNAL = "mesh_provisioner_process_nodejs_external_memory_bytes";
+const HEAP_USED = "nodejs_heap_size_used_bytes";
+const HEAP_TOTAL = "nodejs_heap_size_total_bytes";
+const EXTERNAL = "nodejs_external_memory_bytes";
 
 export interface RssReading {
   rss: number;

@@ -46,7 +46,7 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
       }
     })().catch(() => undefined);
     // Metrics and the HTTP server are loaded only when --http asks for them.
-    const metrics = cfg.http ? (await import("../http/metrics.js")).createMetrics() : undefined;
+    const metrics = cfg.http ? (await import("../metrics/metrics.js")).createMetrics({ nc }) : undefined;
     const provisioner = await startProvisioner(
       nc,
       {

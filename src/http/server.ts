@@ -15,7 +15,6 @@ import { wrapError } from "mesh-provisioner-client/protocol/errors.js";
 import { HttpError, type HttpFailure } from "./errors.js";
 import type { ProvisionerReader } from "./reader.js";
 import { WHATS } from "mesh-provisioner-client/keys";
-import type { Metrics } from "./metrics.js";
 import { DASHBOARD_HTML } from "./dashboard.js";
 import { nodeJson, nodeParam, nodeQuery, nodesJson, overviewJson } from "./dashboard-api.js";
 import { startEventHub } from "./events.js";
@@ -36,11 +35,16 @@ import { askInstances, instancesJson, reusing } from "./instances.js";
 import { startRateWatch } from "./rate.js";
 import { wrapFailure } from "../failure.js";
 
+/** What `/metrics` serves: the registry's Prometheus text and its content type (src/metrics/ makes it). */
+export interface MetricsEndpoint {
+  readonly registry: { readonly contentType: string; metrics(): Promise<string> };
+}
+
 export interface HttpOptions {
   readonly host: string;
   readonly port: number;
   readonly provisioner: ProvisionerReader;
-  readonly metrics: Metrics;
+  readonly metrics: MetricsEndpoint;
   readonly log: Logger;
   /** When set, `/api/*` and `/events` need it as a bearer token. */
   readonly token?: string;

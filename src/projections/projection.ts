@@ -53,6 +53,8 @@ export class Projection {
   /** Changes applied after the first sync (never the snapshot itself). */
   readonly changes$ = new Subject<Change>();
   private everSynced = false;
+  /** Unix milliseconds at which the store last took in an entry (0: never). */
+  private appliedAt = 0;
   /** How far the first snapshot has come: the entries its consumer said it would deliver, and those delivered so far. */
   private firstSync = { expected: 0, received: 0 };
   private sub: Subscription | undefined;
@@ -100,6 +102,11 @@ export class Projection {
     return held !== undefined && held.length > 0 ? Math.max(applied, (held[held.length - 1] as RawEntry).revision) : applied;
   }
 
+  /** Unix milliseconds at which the store last took in an entry, a checkpoint or a rebuilt snapshot (0: never). */
+  get lastAppliedAt(): number {
+    return this.appliedAt;
+  }
+
   get isSynced(): boolean {
     return this.synced$.value;
   }
@@ -138,6 +145,7 @@ export class Projection {
     if (this.stopped) return "stopped";
     if (seed.givenUp !== undefined) return seed.givenUp;
     this.writable.adopt(next);
+    this.appliedAt = Date.now();
     this.replayToObserver();
     seed.loading = false;
     if (seed.syncedAt !== undefined) this.syncedTo(seed.syncedAt);
@@ -340,6 +348,7 @@ export class Projection {
     const change = this.writable.apply(operation, key, revision, value);
     this.seed?.tally?.record(this.writable.revision, this.writable.heldKeys);
     if (change === null) return;
+    this.appliedAt = Date.now();
     if (change.newlyOutOfShape && change.outOfShape) {
       this.log.warn(
         { key, revision, reason: change.outOfShape.reason },
@@ -362,6 +371,7 @@ export class Projection {
     next.markSynced(lastSeq);
     const before = this.everSynced ? revisionsOf(this.writable) : undefined;
     this.writable.adopt(next);
+    this.appliedAt = Date.now();
     if (this.observer !== undefined) {
       this.observer.clear();
       this.writable.observeWith(this.observer);

@@ -11,6 +11,7 @@ import type { Logger } from "../log.js";
 import type { Projection } from "../projections/projection.js";
 import { applyOperations, type ApplyReport, type RegistryWriter } from "./apply.js";
 import { diffRegistry, type Observed } from "./diff.js";
+import { DriftTally } from "./drift.js";
 import type { RegistryValue } from "./registry.js";
 
 export interface ReconcilerOptions {
@@ -45,6 +46,13 @@ export class Reconciler {
   lastReport: ApplyReport | undefined;
   /** Registry writes made by this instance, by operation. */
   readonly writes = { created: 0, updated: 0, deleted: 0, failed: 0 };
+  /** Runs by result: ok (nothing failed), error (a write failed), skipped (this instance may not write). */
+  readonly results = { ok: 0, error: 0, skipped: 0 };
+  /** Unix milliseconds of the end of the last run in which no write failed (0: none). */
+  lastSuccessAt = 0;
+  /** Whether the registry projection differs from the table, and how often it started to (every instance watches, the holder repairs). */
+  readonly drift = new DriftTally();
+  private driftSub: Subscription | undefined;
 
   constructor(private readonly opts: ReconcilerOptions) {
     this.log = opts.log.child({ component: "reconcile" });
@@ -70,12 +78,19 @@ export class Reconciler {
         concatMap((reason) => this.run(reason)),
       )
       .subscribe();
+    // Compared at the first sync and at every change after it: the registry is small and changes rarely.
+    this.driftSub = merge(registry.synced$.pipe(filter(Boolean), take(1)), registry.changes$).subscribe(() =>
+      this.drift.compared(diffRegistry(this.opts.desired, observedRegistry(registry)).operations.length > 0),
+    );
   }
 
   /** Reconcile now (after any run in flight). Resolves with what was written, or null when not allowed to write. */
   run(reason: Trigger = "manual"): Promise<ApplyReport | null> {
     const next = this.inFlight.then(() => this.runOnce(reason));
-    this.inFlight = next.catch(() => null);
+    this.inFlight = next.then(
+      (report) => this.counted(report),
+      () => this.counted(undefined),
+    );
     return next;
   }
 
@@ -83,7 +98,19 @@ export class Reconciler {
     this.stopped = true;
     clearTimeout(this.retryTimer);
     this.sub?.unsubscribe();
+    this.driftSub?.unsubscribe();
     await this.inFlight;
+  }
+
+  /** Count a run's result (undefined: it threw); null: it was skipped. */
+  private counted(report: ApplyReport | null | undefined): null {
+    if (report === null) this.results.skipped++;
+    else if (report === undefined || report.failed.length > 0) this.results.error++;
+    else {
+      this.results.ok++;
+      this.lastSuccessAt = Date.now();
+    }
+    return null;
   }
 
   private async runOnce(reason: Trigger): Promise<ApplyReport | null> {

@@ -24,6 +24,7 @@ import {
   type HolderValue,
   type SeatState,
   type SeatTiming,
+  vacantSince,
 } from "./state.js";
 
 export const SEAT_KEY = "holder";
@@ -35,6 +36,14 @@ export interface SeatOptions {
   /** Monotonic milliseconds; performance.now() unless a test passes its own. */
   readonly clock?: () => number;
   readonly instance?: string;
+}
+
+/** What this instance saw of the seat since it started (read by /metrics). */
+export interface SeatTally {
+  /** Times the holder changed to an instance other than the last holder seen (this one included). */
+  handovers: number;
+  /** Times this instance took the seat. */
+  acquisitions: number;
 }
 
 export interface SeatView {
@@ -65,6 +74,10 @@ export class Seat {
   private watch: (AsyncIterable<KvWatchEntry> & { stop(): void }) | undefined;
   private busy = false;
   private stopped = false;
+  private readonly counts: SeatTally = { handovers: 0, acquisitions: 0 };
+  /** The last holder seen, and whether the key has been read once (the holder found at the start is no handover). */
+  private lastHolder: string | undefined;
+  private looked = false;
   private readonly clock: () => number;
   private readonly log: Logger;
 
@@ -85,6 +98,18 @@ export class Seat {
     return this.state.holder;
   }
 
+  /** A copy of what this instance saw of the seat: handovers and its own takes. */
+  get tally(): Readonly<SeatTally> {
+    return { ...this.counts };
+  }
+
+  /** Milliseconds since the seat last had a holder that may write, as this instance sees the key; 0 while one may (see vacantSince). */
+  get vacantMs(): number {
+    const now = this.clock();
+    const since = vacantSince(this.state, now, this.timing);
+    return since === undefined ? 0 : Math.max(0, now - since);
+  }
+
   /** May this instance write now? False as soon as its hold is in doubt. */
   mayWrite(): boolean {
     return mayWrite(this.state, this.clock(), this.timing);
@@ -94,6 +119,7 @@ export class Seat {
     const { kv } = this.opts;
     const e = await kv.get(SEAT_KEY).catch(() => null);
     if (e) this.apply(observed(this.state, e.revision, decodeHolder(e), this.clock(), this.instance));
+    this.looked = true;
     this.watch = (await kv.watch({ key: SEAT_KEY })) as AsyncIterable<KvWatchEntry> & { stop(): void };
     void this.follow(this.watch);
     await this.tick();
@@ -214,6 +240,12 @@ export class Seat {
       this.windowTimer = setTimeout(() => this.windowClosed(), Math.max(0, closesIn) + 1);
     }
     const isHolder = next.role === "holder";
+    if (isHolder && before.role !== "holder") this.counts.acquisitions++;
+    const named = next.holder?.instance;
+    if (named !== undefined && named !== this.lastHolder) {
+      if (this.looked) this.counts.handovers++;
+      this.lastHolder = named;
+    }
     const changed = before.role !== next.role || before.holder?.instance !== next.holder?.instance;
     // Our own take, seen by the watch before its acknowledgement: wait for the acknowledgement.
     const ownTakeInFlight = before.role !== "holder" && !isHolder && next.holder?.instance === this.instance;

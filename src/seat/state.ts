@@ -79,6 +79,22 @@ export function takeAt(s: SeatState, t: SeatTiming): number {
   return s.revision === 0 ? s.seenAt : s.seenAt + t.ttlMs;
 }
 
+/**
+ * Since when, on this instance's clock, no holder may write as far as this
+ * instance sees the key; undefined while one may. A holder renews several
+ * times per write window, so a holder whose key has not moved for a whole
+ * window has stopped writing (it stops once the window since its last
+ * renewal closes): the seat is vacant from then until someone takes it. An
+ * absent key is vacant from when it was seen absent.
+ */
+export function vacantSince(s: SeatState, now: number, t: SeatTiming): number | undefined {
+  const window = t.ttlMs * t.writeFraction;
+  if (s.role === "holder") return mayWrite(s, now, t) ? undefined : s.renewedAt + window;
+  if (s.holder === undefined) return s.seenAt;
+  const closed = s.seenAt + window;
+  return now < closed ? undefined : closed;
+}
+
 export function renewEvery(t: SeatTiming): number {
   return Math.max(50, Math.floor(t.ttlMs / t.renewalsPerTtl));
 }

@@ -103,7 +103,7 @@ describe("serve --http: /healthz, /readyz, /metrics, /events", () => {
     assert.match(JSON.parse(r.body).error.message, /not found/);
   });
 
-  test("/metrics is Prometheus text whose gauges match the buckets: entries, out-of-shape keys, watch lag, seat and the 13 registry creations of a fresh server", async () => {
+  test("/metrics is Prometheus text whose gauges match the buckets: entries, out-of-shape keys, lag, the seat and the 13 registry creations of a fresh server", async () => {
     await kvs.needs.put("n1.web.config.port", JSON.stringify({ default: 8080 }));
     await kvs.needs.put("n1.web.secret.db", "");
     await kvs.needs.put("n2.api.config.url", JSON.stringify("https://example.org"));
@@ -114,38 +114,38 @@ describe("serve --http: /healthz, /readyz, /metrics, /events", () => {
     const { samples, type, text } = await eventually(
       async () => {
         const s = await scrape(base);
-        assert.equal(sample(s.samples, "mesh_provisioner_entries", { what: "needs" }), 3);
-        assert.equal(sample(s.samples, "mesh_provisioner_entries", { what: "collect" }), 1);
-        assert.equal(sample(s.samples, "mesh_provisioner_registry_writes", { op: "created" }), 13);
-        for (const w of WHATS) assert.equal(sample(s.samples, "mesh_provisioner_watch_lag", { what: w }), 0, `watch lag of ${w}`);
+        assert.equal(sample(s.samples, "mesh_provisioner_projection_entries", { what: "needs" }), 3);
+        assert.equal(sample(s.samples, "mesh_provisioner_projection_entries", { what: "collect" }), 1);
+        assert.equal(sample(s.samples, "mesh_provisioner_registry_writes_total", { op: "create" }), 13);
+        for (const w of WHATS) assert.equal(sample(s.samples, "mesh_provisioner_projection_lag_messages", { what: w }), 0, `watch lag of ${w}`);
         return s;
       },
       { timeoutMs: 10_000, message: "the metrics did not reach the buckets' state" },
     );
     assert.match(type, /^text\/plain; version=0\.0\.4/);
-    assert.match(text, /^# HELP mesh_provisioner_entries /m);
-    assert.match(text, /^# TYPE mesh_provisioner_entries gauge$/m);
-    assert.equal(sample(samples, "mesh_provisioner_entries", { what: "registry" }), 13);
-    assert.equal(sample(samples, "mesh_provisioner_entries", { what: "applied" }), 1);
-    assert.equal(sample(samples, "mesh_provisioner_out_of_shape", { what: "needs" }), 1);
-    for (const w of ["registry", "applied", "collect"]) assert.equal(sample(samples, "mesh_provisioner_out_of_shape", { what: w }), 0);
+    assert.match(text, /^# HELP mesh_provisioner_projection_entries /m);
+    assert.match(text, /^# TYPE mesh_provisioner_projection_entries gauge$/m);
+    assert.equal(sample(samples, "mesh_provisioner_projection_entries", { what: "registry" }), 13);
+    assert.equal(sample(samples, "mesh_provisioner_projection_entries", { what: "applied" }), 1);
+    assert.equal(sample(samples, "mesh_provisioner_projection_out_of_shape_keys", { what: "needs" }), 1);
+    for (const w of ["registry", "applied", "collect"]) assert.equal(sample(samples, "mesh_provisioner_projection_out_of_shape_keys", { what: w }), 0);
     const jsm = await jetstreamManager(client);
     for (const w of WHATS) {
-      assert.equal(sample(samples, "mesh_provisioner_synced", { what: w }), 1, `synced of ${w}`);
+      assert.equal(sample(samples, "mesh_provisioner_projection_synced", { what: w }), 1, `synced of ${w}`);
       const last = (await jsm.streams.info(streamName(BUCKETS[w]))).state.last_seq;
-      assert.equal(sample(samples, "mesh_provisioner_revision", { what: w }), last, `revision of ${w} is its stream's last sequence`);
+      assert.equal(sample(samples, "mesh_provisioner_projection_revision", { what: w }), last, `revision of ${w} is its stream's last sequence`);
     }
-    assert.equal(sample(samples, "mesh_provisioner_seat_holder"), 1);
-    assert.equal(sample(samples, "mesh_provisioner_registry_writes", { op: "updated" }), 0);
-    assert.equal(sample(samples, "mesh_provisioner_registry_writes", { op: "deleted" }), 0);
-    assert.equal(sample(samples, "mesh_provisioner_registry_writes", { op: "failed" }), 0);
+    assert.equal(sample(samples, "mesh_provisioner_seat_held"), 1);
+    assert.equal(sample(samples, "mesh_provisioner_registry_writes_total", { op: "update" }), 0);
+    assert.equal(sample(samples, "mesh_provisioner_registry_writes_total", { op: "delete" }), 0);
     assert.ok(
-      samples.some((s) => s.name.startsWith("mesh_provisioner_process_")),
-      "the process's default metrics are there",
+      samples.some((s) => s.name === "process_cpu_seconds_total"),
+      "the process's default metrics are there, under their standard names",
     );
-    assert.ok(
-      samples.every((s) => s.name.startsWith("mesh_provisioner_")),
-      "every metric is named mesh_provisioner_*",
+    assert.deepEqual(
+      samples.filter((s) => !/^(mesh_provisioner_|process_|nodejs_)/.test(s.name)).map((s) => s.name),
+      [],
+      "every metric is named mesh_provisioner_*, process_* or nodejs_*",
     );
   });
 
@@ -168,18 +168,18 @@ describe("serve --http: /healthz, /readyz, /metrics, /events", () => {
     assert.equal(sample(samples, "mesh_provisioner_verb_requests_total", { what: "applied", status: "200" }), 1);
     assert.equal(sample(samples, "mesh_provisioner_verb_errors_total", { status: "400" }), 1);
     assert.match(text, /^# TYPE mesh_provisioner_verb_requests_total counter$/m);
-    assert.match(text, /^# TYPE mesh_provisioner_verb_latency_seconds histogram$/m);
+    assert.match(text, /^# TYPE mesh_provisioner_verb_duration_seconds histogram$/m);
 
     const buckets = samples
-      .filter((s) => s.name === "mesh_provisioner_verb_latency_seconds_bucket" && s.labels["what"] === "needs")
+      .filter((s) => s.name === "mesh_provisioner_verb_duration_seconds_bucket" && s.labels["what"] === "needs")
       .map((s) => ({ le: s.labels["le"] === "+Inf" ? Infinity : Number(s.labels["le"]), n: s.value }))
       .sort((a, b) => a.le - b.le);
     assert.equal(buckets.length, 14, "13 bounds and +Inf");
     assert.equal(buckets.at(-1)?.le, Infinity);
     assert.equal(buckets.at(-1)?.n, 4, "all four needs requests (three 200, one 400) are under +Inf");
     for (let i = 1; i < buckets.length; i++) assert.ok(buckets[i]!.n >= buckets[i - 1]!.n, "buckets are cumulative");
-    assert.equal(sample(samples, "mesh_provisioner_verb_latency_seconds_count", { what: "needs" }), 4);
-    const sum = sample(samples, "mesh_provisioner_verb_latency_seconds_sum", { what: "needs" }) ?? -1;
+    assert.equal(sample(samples, "mesh_provisioner_verb_duration_seconds_count", { what: "needs" }), 4);
+    const sum = sample(samples, "mesh_provisioner_verb_duration_seconds_sum", { what: "needs" }) ?? -1;
     assert.ok(sum > 0 && sum < 5, `the latencies add up to a plausible time, got ${sum} s`);
   });
 
@@ -269,7 +269,7 @@ describe("serve --http: /healthz, /readyz, /metrics, /events", () => {
     await kvs.needs.put("n8.after.config.restart", "{}");
     await eventually(async () => {
       const s = await scrape(base);
-      assert.equal(sample(s.samples, "mesh_provisioner_entries", { what: "needs" }), 5);
+      assert.equal(sample(s.samples, "mesh_provisioner_projection_entries", { what: "needs" }), 5);
     });
   });
 });

@@ -35,6 +35,7 @@ const LAYER: Readonly<Record<string, number>> = {
   http: 7,
   defaults: 7,
   dump: 8,
+  metrics: 8,
   verify: 8,
   config: 8,
   connect: 9,
