@@ -1,6 +1,18 @@
 import { describe, test } from "node:test";
 import assert from "node:assert/strict";
-import { DEFAULT_TIMING, initialState, lost, mayWrite, observed, renewEvery, renewed, takeAt, won, type HolderValue } from "../../src/seat/state.js";
+import {
+  DEFAULT_TIMING,
+  initialState,
+  lost,
+  mayWrite,
+  observed,
+  renewEvery,
+  renewed,
+  takeAt,
+  vacantSince,
+  won,
+  type HolderValue,
+} from "../../src/seat/state.js";
 
 const T = DEFAULT_TIMING(10_000);
 const me: HolderValue = { instance: "me", host: "h", pid: 1, since: "2026-01-01T00:00:00Z" };
@@ -77,5 +89,31 @@ describe("the seat's state machine", () => {
   test("renewals come several times per ttl", () => {
     assert.equal(renewEvery(T), 2_500);
     assert.ok(renewEvery(T) < T.ttlMs * T.writeFraction);
+  });
+});
+
+describe("the seat's vacancy as an instance sees it", () => {
+  test("a key that keeps being renewed is never vacant; one not renewed for a write window is vacant from the window's end until it is taken", () => {
+    let s = observed(initialState(0), 5, other, 1_000, "me");
+    assert.equal(vacantSince(s, 6_999, T), undefined, "within the holder's write window");
+    s = observed(s, 6, other, 3_500, "me"); // a renewal
+    assert.equal(vacantSince(s, 9_499, T), undefined);
+    assert.equal(vacantSince(s, 9_500, T), 9_500, "no renewal for 60% of the ttl: the holder has stopped writing");
+    assert.equal(vacantSince(s, 12_000, T), 9_500);
+    assert.ok(takeAt(s, T) > 9_500, "the vacancy starts before a standby may take the seat");
+    const taken = won(s, 7, me, 13_500, 13_510);
+    assert.equal(vacantSince(taken, 13_510, T), undefined, "the taker holds it");
+  });
+
+  test("an absent or released key is vacant from when it was seen so", () => {
+    assert.equal(vacantSince(initialState(100), 100, T), 100);
+    const released = observed(observed(initialState(0), 5, other, 1_000, "me"), 0, undefined, 2_000, "me");
+    assert.equal(vacantSince(released, 2_500, T), 2_000);
+  });
+
+  test("a holder whose write window closed without a renewal counts as vacant from the window's end", () => {
+    const s = won(initialState(0), 7, me, 1_000, 1_010);
+    assert.equal(vacantSince(s, 6_999, T), undefined);
+    assert.equal(vacantSince(s, 8_000, T), 7_000);
   });
 });

@@ -48,7 +48,7 @@ export interface CreationCounts {
 export interface CheckpointCounts {
   /** The last start: from a checkpoint once proven, read whole ("full", with `reason`), "pending" while proving, "none" before any. */
   start: "checkpoint" | "full" | "pending" | "none";
-  /** Why the last start read the bucket whole (a label of mesh_provisioner_checkpoint_fallbacks). */
+  /** Why the last start read the bucket whole (a label of mesh_provisioner_checkpoint_fallbacks_total). */
   reason?: string;
   /** The revision of the checkpoint the last start loaded. */
   loadedRevision?: number;
