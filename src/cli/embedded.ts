@@ -66,7 +66,8 @@ async function main(): Promise<void> {
     failAndExit(err);
   }
   if (await stoppedEarly()) return;
-  served = await serve({ server: server.url, http: "127.0.0.1:0", registryInterval: process.env["REGISTRY_INTERVAL"] });
+  // Every other setting comes from its MESH_PROVISIONER_ variable, as under `serve`.
+  served = await serve({ server: server.url, http: "127.0.0.1:0" });
   if (await stoppedEarly()) return;
   dumpOnSigusr2(served);
   await served.provisioner.synced;
