@@ -14,7 +14,7 @@
  * store if this process is killed (src/embedded/watchdog.ts).
  */
 import { Command } from "commander";
-import { startNatsServer, type RunningNatsServer } from "../embedded/nats-server.js";
+import { startNatsServer, STOP_BOUND_MS as SERVER_STOP_MS, type RunningNatsServer } from "../embedded/nats-server.js";
 import { dumpOnSigusr2, serve, stopThenExit, type Served } from "./serve.js";
 import { failAndExit } from "./fail.js";
 
@@ -32,8 +32,6 @@ function parseArgs(argv: readonly string[]): { demo: boolean } {
 
 /** How often the parent's presence is looked at. */
 const PARENT_CHECK_MS = 1000;
-/** The private server's own stop: SIGTERM, SIGKILL after its grace (src/embedded/nats-server.ts), then its store removed. */
-const SERVER_STOP_MS = 11_000;
 
 async function main(): Promise<void> {
   const args = parseArgs(process.argv);
@@ -68,7 +66,8 @@ async function main(): Promise<void> {
     failAndExit(err);
   }
   if (await stoppedEarly()) return;
-  served = await serve({ server: server.url, http: "127.0.0.1:0", registryInterval: process.env["REGISTRY_INTERVAL"] });
+  // Every other setting comes from its MESH_PROVISIONER_ variable, as under `serve`.
+  served = await serve({ server: server.url, http: "127.0.0.1:0" });
   if (await stoppedEarly()) return;
   dumpOnSigusr2(served);
   await served.provisioner.synced;

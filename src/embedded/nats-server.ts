@@ -55,6 +55,8 @@ export interface RunningCluster {
 const READY_TIMEOUT_MS = 15_000;
 const CLUSTER_TIMEOUT_MS = 30_000;
 const EXIT_GRACE_MS = 5_000;
+/** The longest a server's `stop()` takes: SIGTERM, SIGKILL after the grace, the wait for that, and a second to remove its store. */
+export const STOP_BOUND_MS = 2 * EXIT_GRACE_MS + 1_000;
 const POLL_MS = 25;
 
 const fail = (message: string): Failure => new Failure("EMBEDDED_SERVER", message);

@@ -298,7 +298,7 @@ describe("environment twins of serve's settings", () => {
     }
   }
 
-  test("the brief's example: MESH_PROVISIONER_SEAT_TTL=abc", () => {
+  test("MESH_PROVISIONER_SEAT_TTL=abc is refused, naming the variable and what to write", () => {
     configError(() => serveConfig({}, { MESH_PROVISIONER_SEAT_TTL: "abc" }), /^MESH_PROVISIONER_SEAT_TTL "abc" is not a duration: write .* such as 500ms, 3s/);
   });
 
