@@ -115,6 +115,8 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
       if (served !== undefined) stopThenExit(served, sig);
     });
   }
+  // Before start-up too: a reload (SIGHUP) while the service starts must not end it.
+  reconnectOnSighup(() => served);
   served = await serve(flags);
   const s = served;
   if (signalled !== undefined) {
@@ -122,7 +124,6 @@ export async function serveCommand(flags: ServeFlags): Promise<void> {
     return;
   }
   dumpOnSigusr2(s);
-  reconnectOnSighup(s);
 }
 
 /**
@@ -167,12 +168,14 @@ export function dumpOnSigusr2(s: Served): void {
  * SIGHUP reconnects to NATS now, so that credentials replaced on disk (the
  * `--creds` or `--nkey` file, the TLS files: all read at each connect) are
  * used without waiting for the next reconnect; the service keeps running and
- * its subscriptions are made again on the new connection. Installed with
- * SIGUSR2's handler once the service is up (before that, SIGHUP has Node's
- * default: it ends the process).
+ * its subscriptions are made again on the new connection. Installed before
+ * start-up: a SIGHUP while the service is still starting does nothing, as the
+ * connection being made reads the files as they are then.
  */
-export function reconnectOnSighup(s: Served): void {
+export function reconnectOnSighup(current: () => Served | undefined): void {
   process.on("SIGHUP", () => {
+    const s = current();
+    if (s === undefined) return;
     const nc = s.provisioner.nc;
     if (nc.isClosed() || nc.isDraining()) return;
     s.log.info({ server: nc.getServer() }, 'SIGHUP: reconnecting to NATS to use the credentials files as they are now (a "reconnected to NATS" line follows)');
