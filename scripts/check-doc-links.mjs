@@ -1,16 +1,18 @@
 /**
- * Checks the links of README.md and docs/*.md: every relative link names a
- * file or folder of the repository, every #anchor a heading of its page (as
- * GitHub spells heading anchors), and no link leaves the repository.
+ * Checks the links of the repository's pages (README.md, CHANGELOG.md,
+ * docs/*.md, client/README.md, go/README.md and every README.md under
+ * deploy/): every relative link names a file or folder of the repository,
+ * every #anchor (on the same page or another) a heading of the page it names
+ * (as GitHub spells heading anchors), and no link leaves the repository.
  * Prints each broken link and exits 1 if there is any.
  *
- *   node scripts/check-doc-links.mjs
+ *   node scripts/check-doc-links.mjs [ROOT]     (ROOT: the repository, by default this script's)
  */
 import { existsSync, readdirSync, readFileSync, statSync } from "node:fs";
 import { dirname, join, relative, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 
-const root = resolve(fileURLToPath(new URL("..", import.meta.url)));
+const root = resolve(process.argv[2] ?? fileURLToPath(new URL("..", import.meta.url)));
 
 /** GitHub's anchor of a heading: lower case, punctuation dropped, spaces as dashes. */
 function slug(heading) {
@@ -38,7 +40,20 @@ function anchors(file) {
   return out;
 }
 
-const pages = [join(root, "README.md"), ...readdirSync(join(root, "docs")).filter((f) => f.endsWith(".md")).map((f) => join(root, "docs", f))];
+/** Every README.md under dir, at any depth. */
+function readmes(dir) {
+  if (!existsSync(dir)) return [];
+  return readdirSync(dir, { withFileTypes: true }).flatMap((e) =>
+    e.isDirectory() ? readmes(join(dir, e.name)) : e.name === "README.md" ? [join(dir, e.name)] : [],
+  );
+}
+
+const docs = join(root, "docs");
+const pages = [
+  ...["README.md", "CHANGELOG.md", "client/README.md", "go/README.md"].map((f) => join(root, f)).filter((f) => existsSync(f)),
+  ...(existsSync(docs) ? readdirSync(docs).filter((f) => f.endsWith(".md")).map((f) => join(docs, f)) : []),
+  ...readmes(join(root, "deploy")),
+];
 const broken = [];
 for (const page of pages) {
   const text = prose(readFileSync(page, "utf8"));
