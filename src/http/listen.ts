@@ -8,6 +8,7 @@
 import { createServer, type IncomingMessage, type RequestListener, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import { Failure } from "../failure.js";
+import { HttpErrorCodes } from "./errors.js";
 
 export interface Listening {
   readonly server: Server;
@@ -33,8 +34,9 @@ function why(err: unknown): string {
 
 function starting(req: IncomingMessage, res: ServerResponse): void {
   const alive = new URL(req.url ?? "/", "http://starting").pathname === "/healthz";
-  res.writeHead(alive ? 200 : 503, { "content-type": "application/json", "cache-control": "no-store" });
-  res.end(alive ? '{"status":"ok"}' : '{"ready":false,"starting":true,"error":{"code":"E_STARTING","message":"starting: not synced yet"}}');
+  const { code, status } = HttpErrorCodes.STARTING;
+  res.writeHead(alive ? 200 : status, { "content-type": "application/json", "cache-control": "no-store" });
+  res.end(alive ? '{"status":"ok"}' : JSON.stringify({ ready: false, starting: true, error: { code, message: "starting: not connected and synced yet" } }));
 }
 
 /** Listen on `host`:`port`; a failure is a CONFIG Failure naming `from` (the flag or its variable) and why. */
