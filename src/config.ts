@@ -9,8 +9,8 @@ import { readFileSync } from "node:fs";
 import { parseSize } from "./size.js";
 import type { BucketLimits } from "./streams/buckets.js";
 import type { FloodLimits } from "./overview/flood.js";
-import { parseDuration } from "./duration.js";
-import { CONNECTION_DEFAULTS, setting, type ConnectionKey, type ServeKey, type Setting } from "./defaults.js";
+import { parseBoundedDuration, parseDuration } from "./duration.js";
+import { COMMAND_BOUNDS, COMMAND_DEFAULTS, CONNECTION_DEFAULTS, setting, type ConnectionKey, type ServeKey, type Setting } from "./defaults.js";
 import { COMMAND_ROLE, inboxPrefix, SERVE_ROLE } from "./permissions/inbox.js";
 import { Failure } from "./failure.js";
 
@@ -39,7 +39,8 @@ export interface ServeConfig {
   readonly registryIntervalMs: number;
   readonly seatTtlMs: number;
   readonly replicas: number;
-  readonly http?: { host: string; port: number };
+  /** Where to serve HTTP, and the flag or variable that said so (for its errors). */
+  readonly http?: { host: string; port: number; from: string };
   /** When set, the dashboard's data and event stream ask for it as a bearer token. */
   readonly httpToken?: string;
   /** The longest a `minRevision` request may wait before a 504. */
@@ -209,15 +210,20 @@ function percent(g: Given): number {
   return n;
 }
 
-const duration = (g: Given): number => parseDuration(g.value, g.from);
+/** A duration setting, within the table's bounds for it. */
+function duration(key: ServeKey, flags: Flags, env: Env): number {
+  const g = valued(key, flags, env);
+  const { bounds } = setting(key);
+  return bounds === undefined ? parseDuration(g.value, g.from) : parseBoundedDuration(g.value, g.from, bounds);
+}
+
 const size = (g: Given): number => parseSize(g.value, g.from);
 
 export function parseHostPort(text: string, flag = "--http"): { host: string; port: number } {
   const m = /^(.*):(\d+)$/.exec(text.trim());
-  const port = m ? Number(m[2]) : NaN;
-  if (!m || port > 65535) {
-    throw new Failure("CONFIG", `${flag} "${text}" must be HOST:PORT, such as 127.0.0.1:8080`);
-  }
+  if (!m) throw new Failure("CONFIG", `${flag} "${text}" must be HOST:PORT, such as 127.0.0.1:8080`);
+  const port = Number(m[2]);
+  if (port > 65535) throw new Failure("CONFIG", `${flag} "${text}": port ${m[2]} is out of range: a port is from 1 to 65535 (0: a free port)`);
   return { host: (m[1] ?? "").replace(/^\[|\]$/g, "") || "127.0.0.1", port };
 }
 
@@ -235,20 +241,20 @@ export function serveConfig(flags: ServeFlags, env: Env = process.env, read: Rea
   const cfg: ServeConfig = {
     // The service's inboxes are under the provisioner's prefix unless told otherwise.
     connection: connectionConfig(flags, env, inboxPrefix(SERVE_ROLE), read),
-    registryIntervalMs: duration(valued("registryInterval", f, env)),
-    seatTtlMs: duration(valued("seatTtl", f, env)),
+    registryIntervalMs: duration("registryInterval", f, env),
+    seatTtlMs: duration("seatTtl", f, env),
     replicas: positiveInt(valued("replicas", f, env), 5),
-    http: http === undefined ? undefined : parseHostPort(http.value, http.from),
+    http: http === undefined ? undefined : { ...parseHostPort(http.value, http.from), from: http.from },
     httpToken: httpToken?.value,
-    maxWaitMs: duration(valued("maxWait", f, env)),
-    driftDelayMs: duration(valued("driftDelay", f, env)),
+    maxWaitMs: duration("maxWait", f, env),
+    driftDelayMs: duration("driftDelay", f, env),
     logLevel: logLevel.value,
     bucketLimits: { maxValueBytes: size(maxValueBytes), nodeBucketBytes: size(bucketMaxBytes) },
     floodLimits: {
       keys: positiveInt(valued("floodKeys", f, env), Number.MAX_SAFE_INTEGER),
       bytes: size(valued("floodBytes", f, env)),
     },
-    checkpointEveryMs: checkpointEvery.value.trim() === "0" ? 0 : duration(checkpointEvery),
+    checkpointEveryMs: checkpointEvery.value.trim() === "0" ? 0 : duration("checkpointEvery", f, env),
     checkpointMaxBytes: size(valued("checkpointMaxBytes", f, env)),
     heapGrowingPercent: percent(valued("heapGrowing", f, env)),
   };
@@ -268,4 +274,17 @@ export function serveConfig(flags: ServeFlags, env: Env = process.env, read: Rea
     throw new Failure("CONFIG", `${httpToken.from}: the token must be at least 16 characters (try: openssl rand -hex 24)`);
   }
   return Object.freeze(cfg);
+}
+
+/** `query --timeout`: a duration within its bounds; a bare number is milliseconds, as the flag took before it took units. */
+export function commandTimeoutMs(text: string = COMMAND_DEFAULTS.timeout, flag = "--timeout"): number {
+  return parseBoundedDuration(text, flag, COMMAND_BOUNDS.timeout, true);
+}
+
+/** `verify --attempts`: a whole number within its bounds. */
+export function verifyAttempts(text: string = COMMAND_DEFAULTS.attempts, flag = "--attempts"): number {
+  const { min, max } = COMMAND_BOUNDS.attempts;
+  const n = Number(text);
+  if (!/^\s*\d+\s*$/.test(text) || n < min || n > max) throw new Failure("CONFIG", `${flag} "${text}" must be a whole number from ${min} to ${max}`);
+  return n;
 }

@@ -9,7 +9,7 @@
  * (src/main.ts); so a setting is changed in this file alone.
  */
 import { parseSize } from "./size.js";
-import { parseDuration } from "./duration.js";
+import { parseDuration, type DurationBounds } from "./duration.js";
 import type { BucketLimits } from "./streams/buckets.js";
 import type { FloodLimits } from "./overview/flood.js";
 
@@ -29,6 +29,8 @@ export interface Setting {
   readonly fallbackEnv?: string;
   /** The value when none is given; absent: the setting is off (or, for --inbox-prefix, the command's role decides). */
   readonly default?: string;
+  /** The least and the most a duration may be, written as durations: what the code that uses it assumes. */
+  readonly bounds?: DurationBounds;
   readonly help: string;
 }
 
@@ -88,9 +90,20 @@ export const SERVE_SETTINGS = [
     key: "registryInterval",
     env: "MESH_PROVISIONER_REGISTRY_INTERVAL",
     default: "1h",
+    // A reconcile reads and compares the whole registry: not a busy loop. Past a day, Node's timers overflow (24.8 days) long before it matters.
+    bounds: { min: "1s", max: "24h" },
     help: "how often the registry is reconciled, such as 30s or 1h",
   },
-  { flag: "--seat-ttl", value: "<duration>", key: "seatTtl", env: "MESH_PROVISIONER_SEAT_TTL", default: "10s", help: "the seat's lease time" },
+  {
+    flag: "--seat-ttl",
+    value: "<duration>",
+    key: "seatTtl",
+    env: "MESH_PROVISIONER_SEAT_TTL",
+    default: "10s",
+    // Renewed four times a ttl, each a JetStream round trip: below a second a pause loses the seat. A crash's takeover waits one ttl: minutes at most.
+    bounds: { min: "1s", max: "5m" },
+    help: "the seat's lease time",
+  },
   { flag: "--replicas", value: "<n>", key: "replicas", env: "MESH_PROVISIONER_REPLICAS", default: "1", help: "replicas of the buckets it creates (1 to 5)" },
   {
     flag: "--max-wait",
@@ -98,6 +111,8 @@ export const SERVE_SETTINGS = [
     key: "maxWait",
     env: "MESH_PROVISIONER_MAX_WAIT",
     default: "5s",
+    // A graceful stop waits this long for the requests in flight (src/stop.ts): past 30s it outlasts a supervisor's grace period (the chart's is 45s).
+    bounds: { min: "1ms", max: "30s" },
     help: "longest wait of a minRevision request before 504",
   },
   {
@@ -106,6 +121,8 @@ export const SERVE_SETTINGS = [
     key: "driftDelay",
     env: "MESH_PROVISIONER_DRIFT_DELAY",
     default: "250ms",
+    // A debounce: it waits out a burst of writes to the registry, which never lasts minutes; the interval repairs what it misses.
+    bounds: { min: "1ms", max: "1m" },
     help: "how soon a drifted registry is repaired",
   },
   {
@@ -171,6 +188,8 @@ export const SERVE_SETTINGS = [
     env: "MESH_PROVISIONER_CHECKPOINT_EVERY",
     // Short enough that a restart under steady writes catches up in seconds.
     default: "5m",
+    // Writing one is a pass over a whole projection: not a busy loop; past a day a restart replays a day of writes.
+    bounds: { min: "1s", max: "24h" },
     help: "how often the seat's holder writes the checkpoints that are due; 0: never (not at a graceful stop either)",
   },
   {
@@ -227,10 +246,17 @@ export const SERVE_DEFAULTS = defaultsOf(SERVE_SETTINGS);
 
 /** `query`'s and `verify`'s defaults. */
 export const COMMAND_DEFAULTS = Object.freeze({
-  /** How long `query` waits for each page (ms). */
-  timeout: "10000",
+  /** How long `query` waits for each page: a duration, or a bare number of milliseconds. */
+  timeout: "10s",
   /** How many times `verify` reads and compares while writes land in between. */
   attempts: "3",
+});
+
+/** `query`'s and `verify`'s bounds: a value outside them is refused before connecting. */
+export const COMMAND_BOUNDS = Object.freeze({
+  // A bare number is milliseconds: below 100 no answer can come back, and `--timeout 5` meant seconds.
+  timeout: Object.freeze({ min: "100ms", max: "10m" }) satisfies DurationBounds,
+  attempts: Object.freeze({ min: 1, max: 100 }),
 });
 
 /** The node buckets' limits by default. */

@@ -20,6 +20,26 @@ export function parseDuration(text: string, what = "duration"): number {
   return total;
 }
 
+/** The least and the most a duration setting may be, written as durations (src/defaults.ts). */
+export interface DurationBounds {
+  readonly min: string;
+  readonly max: string;
+}
+
+/**
+ * A duration within `bounds`. `bareMs`: a bare whole number is milliseconds
+ * (for a flag that took milliseconds before it took units).
+ */
+export function parseBoundedDuration(text: string, what: string, bounds: DurationBounds, bareMs = false): number {
+  const bare = bareMs && /^\s*\d+\s*$/.test(text);
+  const ms = bare ? Number(text) : parseDuration(text, what);
+  if (ms < parseDuration(bounds.min) || ms > parseDuration(bounds.max)) {
+    const said = bare ? " (a bare number is milliseconds)" : "";
+    throw new Failure("CONFIG", `${what} "${text}"${said} is out of range: write a duration from ${bounds.min} to ${bounds.max}`);
+  }
+  return ms;
+}
+
 export function formatDuration(ms: number): string {
   if (ms % 3_600_000 === 0) return `${ms / 3_600_000}h`;
   if (ms % 60_000 === 0) return `${ms / 60_000}m`;

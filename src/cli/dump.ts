@@ -7,9 +7,11 @@ import { ProvisionerClient, type Answer } from "mesh-provisioner-client";
 import { instances } from "mesh-provisioner-client";
 import { dumpDocument } from "../dump/document.js";
 import { failAndExit } from "./fail.js";
+import { cannotWrite, checkWritable } from "./out-file.js";
 
 export async function dumpCommand(flags: ConnectionFlags & { out?: string }): Promise<void> {
   try {
+    if (flags.out !== undefined) checkWritable("--out", flags.out);
     const nc = await connectBus(connectionConfig(flags), "mesh-provisioner dump");
     const tty = process.stderr.isTTY === true;
     try {
@@ -32,7 +34,10 @@ export async function dumpCommand(flags: ConnectionFlags & { out?: string }): Pr
       const holder = seat.find((i) => i.isHolder)?.holder ?? seat.find((i) => i.holder)?.holder ?? null;
       const text = `${JSON.stringify(dumpDocument(answers, holder, `verb at ${nc.getServer()}`), null, 1)}\n`;
       if (flags.out) {
-        await writeFile(flags.out, text);
+        const out = flags.out;
+        await writeFile(out, text).catch((err: unknown) => {
+          throw cannotWrite("--out", out, err);
+        });
         process.stderr.write(`dump written to ${flags.out}\n`);
       } else process.stdout.write(text);
     } finally {

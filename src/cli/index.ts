@@ -3,7 +3,8 @@ import { Command, InvalidArgumentError } from "commander";
 import { VERSION } from "../version.js";
 import { addConnectionOptions, addServeOptions } from "./options.js";
 import { SERVE_ROLE } from "../permissions/inbox.js";
-import { COMMAND_DEFAULTS } from "../defaults.js";
+import { COMMAND_BOUNDS, COMMAND_DEFAULTS } from "../defaults.js";
+import { LIMITS } from "../schemas/request-schema.js";
 // Each command's code is loaded only when that command runs: `serve` starts
 // sooner without the query, dump or verify code, and the other way round.
 
@@ -14,12 +15,22 @@ function whole(name: string) {
   };
 }
 
+/**
+ * A mistake on the command line is one line, with where to read more: the
+ * whole help after it would bury the line that says what is wrong.
+ */
+function oneLineErrors(cmd: Command, name: string): Command {
+  return cmd.showHelpAfterError(false).configureOutput({
+    outputError: (text, write) => write(`${text.trimEnd()} (see ${name} --help)\n`),
+  });
+}
+
 export function program(): Command {
   const prog = new Command("mesh-provisioner")
     .description("The provisioning server of a NATS mesh: keeps the registry, projects the node buckets, answers mesh-provisioner.provisioning")
     .version(VERSION)
-    .showHelpAfterError()
     .exitOverride((err) => process.exit(err.exitCode === 0 ? 0 : 2));
+  oneLineErrors(prog, prog.name());
 
   addServeOptions(addConnectionOptions(prog.command("serve").description("run the service (until SIGTERM or SIGINT)"), SERVE_ROLE))
     .addHelpText(
@@ -39,9 +50,13 @@ export function program(): Command {
     .option("--module <module>", "narrow to one module (needs, applied)")
     .option("--contributor <contributor>", "narrow to one contributor (collect)")
     .option("--collection <name>", "narrow to one collection, by its name (collect)")
-    .option("--limit <n>", "entries per page", whole("--limit"))
+    .option("--limit <n>", `entries per page (1 to ${LIMITS.maxLimit})`, whole("--limit"))
     .option("--min-revision <n>", "answer only once the projection reached this revision", whole("--min-revision"))
-    .option("--timeout <ms>", "how long to wait for each page", whole("--timeout"), COMMAND_DEFAULTS.timeout)
+    .option(
+      "--timeout <duration>",
+      `how long to wait for each page, such as 2s (a bare number is milliseconds; ${COMMAND_BOUNDS.timeout.min} to ${COMMAND_BOUNDS.timeout.max})`,
+      COMMAND_DEFAULTS.timeout,
+    )
     .option("--json", "print the merged answer as JSON")
     .option(
       "--scope <scope>",
@@ -55,7 +70,11 @@ export function program(): Command {
 
   addConnectionOptions(prog.command("verify").description("compare a running instance's projections with the buckets (exit 1 on any difference)"))
     .option("--json", "print the differences as JSON")
-    .option("--attempts <n>", "read and compare again this many times while writes land in between", whole("--attempts"), COMMAND_DEFAULTS.attempts)
+    .option(
+      "--attempts <n>",
+      `read and compare again this many times while writes land in between (${COMMAND_BOUNDS.attempts.min} to ${COMMAND_BOUNDS.attempts.max})`,
+      COMMAND_DEFAULTS.attempts,
+    )
     .action(async (flags) => (await import("./verify.js")).verifyCommand(flags));
 
   prog
@@ -66,6 +85,7 @@ export function program(): Command {
     .option("--example", "print an example accounts block with one user per role")
     .action(async (flags) => (await import("./permissions.js")).permissionsCommand(flags));
 
+  for (const cmd of prog.commands) oneLineErrors(cmd, `${prog.name()} ${cmd.name()}`);
   return prog;
 }
 

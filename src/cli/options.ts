@@ -8,10 +8,11 @@ import type { Command } from "commander";
 import { COMMAND_ROLE, inboxPrefix, type Role } from "../permissions/inbox.js";
 import { CONNECTION_SETTINGS, SERVE_SETTINGS, type Setting } from "../defaults.js";
 
-/** What `--help` says of a setting: its help, its variable(s) and its default. */
+/** What `--help` says of a setting: its help, its variable(s), its default and its bounds. */
 export function describeSetting(s: Setting, defaultText: string | undefined = s.default): string {
   const env = s.fallbackEnv === undefined ? `env ${s.env}` : `env ${s.env}, then ${s.fallbackEnv}`;
-  return `${s.help} (${env}${defaultText === undefined ? "" : `; default ${defaultText}`})`;
+  const bounds = s.bounds === undefined ? "" : `; ${s.bounds.min} to ${s.bounds.max}`;
+  return `${s.help} (${env}${defaultText === undefined ? "" : `; default ${defaultText}`}${bounds})`;
 }
 
 function addSettings(cmd: Command, settings: readonly Setting[], defaultText: (s: Setting) => string | undefined = (s) => s.default): Command {

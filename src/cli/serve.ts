@@ -43,6 +43,8 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
       },
       "starting mesh-provisioner",
     );
+    // The HTTP port is taken before joining the mesh: a port in use fails the start before the connection, the seat or the first sync.
+    const listening = cfg.http ? await (await import("../http/listen.js")).listenHttp(cfg.http.host, cfg.http.port, cfg.http.from) : undefined;
     const nc = await connectBus(cfg.connection, "mesh-provisioner", log);
     void (async () => {
       for await (const s of nc.status()) {
@@ -51,7 +53,7 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
       }
     })().catch(() => undefined);
     // Metrics and the HTTP server are loaded only when --http asks for them.
-    const metrics = cfg.http ? (await import("../metrics/metrics.js")).createMetrics({ nc }) : undefined;
+    const metrics = listening ? (await import("../metrics/metrics.js")).createMetrics({ nc }) : undefined;
     const provisioner = await startProvisioner(
       nc,
       {
@@ -71,7 +73,7 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
     );
     metrics?.bind(provisioner, provisioner.jsm);
     const http =
-      cfg.http && metrics ? await (await import("../http/server.js")).startHttp({ ...cfg.http, token: cfg.httpToken, provisioner, metrics, log }) : undefined;
+      listening && metrics ? (await import("../http/server.js")).startHttp({ listening, token: cfg.httpToken, provisioner, metrics, log }) : undefined;
     const l = log;
     const bound = stopBound(cfg.maxWaitMs);
     let done: Promise<void> | undefined;

@@ -5,7 +5,7 @@
  * a write landing in between shows as a difference only if it persists over
  * a few attempts.
  */
-import { connectionConfig, type ConnectionFlags } from "../config.js";
+import { connectionConfig, verifyAttempts, type ConnectionFlags } from "../config.js";
 import { connectBus } from "../connect.js";
 import { createLogger } from "../log.js";
 import { WHATS } from "mesh-provisioner-client/keys";
@@ -13,17 +13,16 @@ import { ProvisionerClient } from "mesh-provisioner-client";
 import { compareAnswers, type Difference } from "../verify/compare.js";
 import { readBuckets } from "../verify/read-buckets.js";
 import { failAndExit } from "./fail.js";
-import { COMMAND_DEFAULTS } from "../defaults.js";
 import { renderTable } from "./table.js";
 
 export async function verifyCommand(flags: ConnectionFlags & { json?: boolean; attempts?: string }): Promise<void> {
   let differences: Difference[] = [];
   try {
+    const attempts = verifyAttempts(flags.attempts);
     const cfg = connectionConfig(flags);
     const nc = await connectBus(cfg, "mesh-provisioner verify");
     const log = createLogger({ level: "error" });
     try {
-      const attempts = Number(flags.attempts ?? COMMAND_DEFAULTS.attempts);
       for (let i = 0; i < attempts; i++) {
         const truth = await readBuckets(nc, log, { inboxPrefix: cfg.inboxPrefix });
         differences = [];

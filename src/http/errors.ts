@@ -9,6 +9,8 @@ export const HttpErrorCodes = {
   UNAUTHORIZED: { code: "E_UNAUTHORIZED", status: 401 },
   /** No such HTTP path. */
   NOT_FOUND: { code: "E_NOT_FOUND", status: 404 },
+  /** The port is bound but the service has not started yet (only /healthz answers 200 until then). */
+  STARTING: { code: "E_STARTING", status: 503 },
 } as const;
 
 export class HttpError extends Error {

@@ -8,8 +8,8 @@
  * events.ts; the format is in docs/dashboard.md). With a token, the data and the event stream ask
  * for it; the page itself, `/healthz`, `/readyz` and `/metrics` stay open.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
-import type { AddressInfo } from "node:net";
+import type { IncomingMessage, ServerResponse } from "node:http";
+import type { Listening } from "./listen.js";
 import type { Logger } from "../log.js";
 import { wrapError } from "mesh-provisioner-client/protocol/errors.js";
 import { HttpError, type HttpFailure } from "./errors.js";
@@ -33,7 +33,6 @@ import {
 } from "./mesh-api.js";
 import { askInstances, instancesJson, reusing } from "./instances.js";
 import { startRateWatch } from "./rate.js";
-import { wrapFailure } from "../failure.js";
 
 /** What `/metrics` serves: the registry's Prometheus text and its content type (src/metrics/ makes it). */
 export interface MetricsEndpoint {
@@ -41,8 +40,8 @@ export interface MetricsEndpoint {
 }
 
 export interface HttpOptions {
-  readonly host: string;
-  readonly port: number;
+  /** The listener, bound before the service started (listen.ts). */
+  readonly listening: Listening;
   readonly provisioner: ProvisionerReader;
   readonly metrics: MetricsEndpoint;
   readonly log: Logger;
@@ -64,7 +63,7 @@ export function readiness(p: ProvisionerReader): { ready: boolean; stopping: boo
   return { ready: !stopping && connected && Object.values(synced).every(Boolean), stopping, connected, synced };
 }
 
-export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
+export function startHttp(opts: HttpOptions): HttpHandle {
   const { provisioner: p, metrics, log } = opts;
   const events = startEventHub(p);
   const rate = startRateWatch(p);
@@ -156,7 +155,8 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
     );
   };
 
-  const server: Server = createServer((req, res) => {
+  const { server, url } = opts.listening;
+  opts.listening.serve((req, res) => {
     handle(req, res).catch((err: unknown) => {
       const e = wrapError("INTERNAL", "the HTTP request failed", err);
       if (e.code !== "E_BAD_REQUEST") log.warn({ err: e.message, url: req.url }, "an HTTP request failed");
@@ -164,12 +164,6 @@ export async function startHttp(opts: HttpOptions): Promise<HttpHandle> {
       else res.end();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", (err) => reject(wrapFailure("CONFIG", `cannot serve HTTP on ${opts.host}:${opts.port} (--http)`, err)));
-    server.listen(opts.port, opts.host, () => resolve());
-  });
-  const addr = server.address() as AddressInfo;
-  const url = `http://${addr.family === "IPv6" ? `[${addr.address}]` : addr.address}:${addr.port}`;
   log.info({ url, tokenRequired: opts.token !== undefined }, "serving /healthz, /readyz, /metrics and the dashboard");
   return {
     url,

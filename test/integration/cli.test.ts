@@ -9,6 +9,10 @@ import { BUCKETS } from "mesh-provisioner-client/keys";
 import { killAll, run, start, type Running } from "../helpers/cli-run.js";
 import { CONNECTION_SETTINGS, SERVE_SETTINGS } from "../../src/defaults.js";
 import { ExitCodes } from "../../src/cli/exit-codes.js";
+import { mkdtempSync, rmSync } from "node:fs";
+import { createServer, type Server } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 
 const KINDS = ["access", "bound", "collected", "config", "consumers", "contribution", "dir", "environment", "machine", "port", "seat", "secret", "shell"];
 
@@ -134,6 +138,39 @@ describe("the command line, as a user runs it", () => {
     assert.match(r.stderr, /nonsense/);
   });
 
+  test("query --timeout takes a duration, and a bare number still as milliseconds", async () => {
+    for (const timeout of ["2s", "1500ms", "2000"]) {
+      const r = await run(["query", "registry", "--timeout", timeout, "--json"], env);
+      assert.equal(r.code, 0, `--timeout ${timeout}: ${r.stderr}`);
+      assert.equal((JSON.parse(r.stdout) as { what: string }).what, "registry");
+    }
+  });
+
+  test("query needs --node a.b, where an instance answers: exit 2 naming the flag, not the verb's 400", async () => {
+    const r = await run(["query", "needs", "--node", "a.b"], env);
+    assert.equal(r.code, ExitCodes.CONFIG, r.stderr);
+    assert.deepEqual(r.stderr.split("\n"), [
+      'mesh-provisioner: --node "a.b": node must be a plain token: only A-Z a-z 0-9 - _ / = (no "*", ">", ".", spaces, and not empty) [E_CONFIG]',
+      "",
+    ]);
+  });
+
+  test("dump --out a path that cannot be written: exit 2, one line naming the path and why, before asking", async () => {
+    const dir = mkdtempSync(join(tmpdir(), "dump-out-"));
+    try {
+      for (const [out, why] of [
+        [join(dir, "missing", "dump.json"), `its directory ${join(dir, "missing")} does not exist`],
+        [dir, "it is a directory"],
+      ] as const) {
+        const r = await run(["dump", "--out", out], env);
+        assert.equal(r.code, ExitCodes.CONFIG, r.stderr);
+        assert.deepEqual(r.stderr.split("\n"), [`mesh-provisioner: --out ${JSON.stringify(out)} cannot be written: ${why} [E_CONFIG]`, ""]);
+      }
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
   test("SIGTERM makes serve stop cleanly and exit 0 within a few seconds", async () => {
     const t0 = Date.now();
     serve.child.kill("SIGTERM");
@@ -232,4 +269,80 @@ describe("configuration from the environment, as an operator hands it in", () =>
       assert.equal(r.stdout, "");
     });
   }
+});
+
+describe("the command line, tried as a careless user would: each mistake is one line and exit 2, before connecting", () => {
+  /** NATS_URL at a port nobody listens on: a command that got as far as connecting would exit 3. */
+  const env = (): NodeJS.ProcessEnv => {
+    const e: NodeJS.ProcessEnv = {};
+    for (const [k, v] of Object.entries(process.env)) if (!/^(NATS_|MESH_PROVISIONER_|LOG_LEVEL$)/.test(k)) e[k] = v;
+    return { ...e, NATS_URL: "nats://127.0.0.1:1" };
+  };
+  /** stderr's lines that are not the logger's JSON lines. */
+  const plain = (stderr: string): string[] => stderr.split("\n").filter((l) => l.trim() !== "" && !l.startsWith("{"));
+
+  after(() => killAll());
+
+  for (const [args, line] of [
+    [["serve", "--bogus"], "error: unknown option '--bogus' (see mesh-provisioner serve --help)"],
+    [["query", "needs", "--bogus"], "error: unknown option '--bogus' (see mesh-provisioner query --help)"],
+    [["bogus"], "error: unknown command 'bogus' (see mesh-provisioner --help)"],
+  ] as const) {
+    test(`${args.join(" ")}: one line and a pointer to --help, not the whole help`, async () => {
+      const r = await run([...args], env());
+      assert.equal(r.code, ExitCodes.CONFIG, r.stderr);
+      assert.deepEqual(r.stderr.split("\n"), [line, ""]);
+      assert.equal(r.stdout, "");
+    });
+  }
+
+  for (const [args, said] of [
+    [["query", "needs", "--node", "a.b"], /^--node "a\.b": node must be a plain token/],
+    [["query", "needs", "--module", "web*"], /^--module "web\*": module must be a plain token/],
+    [["query", "collect", "--contributor", ""], /^--contributor "": contributor must be a plain token/],
+    [["query", "collect", "--collection", ""], /^--collection "": collection must not be empty/],
+    [["query", "registry", "--module", "web"], /^--module "web": the filter "module" does not apply to registry/],
+    [["query", "needs", "--limit", "0"], /^--limit "0": limit must be at least 1/],
+    [["query", "needs", "--limit", "100001"], /^--limit "100001": limit must be at most 100000/],
+    [["query", "applied", "--scope", "needs"], /^--scope needs: .* answers the registry and the needs only, not applied/],
+    [["query", "needs", "--scope", "node:n1", "--node", "n2"], /^--scope node:n1: .* answers node n1's entries only, not node n2's/],
+    [["query", "needs", "--timeout", "0"], /^--timeout "0" \(a bare number is milliseconds\) is out of range: write a duration from 100ms to 10m/],
+    [["query", "needs", "--timeout", "99999h"], /^--timeout "99999h" is out of range/],
+    [["verify", "--attempts", "0"], /^--attempts "0" must be a whole number from 1 to 100/],
+    [["verify", "--attempts", "1000000"], /^--attempts "1000000" must be a whole number from 1 to 100/],
+    [["serve", "--max-wait", "99999h"], /^--max-wait "99999h" is out of range: write a duration from 1ms to 30s/],
+    [["serve", "--seat-ttl", "100ms"], /^--seat-ttl "100ms" is out of range: write a duration from 1s to 5m/],
+    [["serve", "--drift-delay", "2h"], /^--drift-delay "2h" is out of range/],
+    [["serve", "--registry-interval", "10ms"], /^--registry-interval "10ms" is out of range/],
+    [["serve", "--checkpoint-every", "100d"], /^--checkpoint-every "100d" is out of range/],
+    [["serve", "--http", "127.0.0.1:99999"], /^--http "127\.0\.0\.1:99999": port 99999 is out of range/],
+    [["dump", "--out", "/nonexistent/dump.json"], /^--out "\/nonexistent\/dump\.json" cannot be written: its directory \/nonexistent does not exist/],
+  ] as const) {
+    test(`${args.map((a) => (a === "" ? '""' : a)).join(" ")}: exit 2, one line naming the flag`, async () => {
+      const r = await run([...args], env());
+      assert.equal(r.code, ExitCodes.CONFIG, r.stderr);
+      const lines = plain(r.stderr);
+      assert.equal(lines.length, 1, r.stderr);
+      const m = /^mesh-provisioner: (.*) \[E_CONFIG\]$/.exec(lines[0] as string);
+      assert.ok(m, lines[0]);
+      assert.match(m[1] as string, said);
+    });
+  }
+
+  test("serve --http on a port in use: exit 2 before connecting, one line naming the flag and why", async () => {
+    const taken: Server = await new Promise((resolve) => {
+      const s = createServer().listen(0, "127.0.0.1", () => resolve(s));
+    });
+    try {
+      const { port } = taken.address() as { port: number };
+      const r = await run(["serve", "--http", `127.0.0.1:${port}`], env());
+      assert.equal(r.code, ExitCodes.CONFIG, `2, not 3 from the unreachable server: ${r.stderr}`);
+      assert.deepEqual(plain(r.stderr), [
+        `mesh-provisioner: --http 127.0.0.1:${port}: cannot listen there: the port is in use by another process: stop it or choose another port [E_CONFIG]`,
+      ]);
+      assert.doesNotMatch(r.stderr, /connect/i, "it never tried to connect");
+    } finally {
+      await new Promise((resolve) => taken.close(resolve));
+    }
+  });
 });

@@ -44,4 +44,16 @@ describe("the exit statuses a user can meet", () => {
     assert.equal(r.code, ExitCodes.VERB, r.stderr);
     assert.match(r.stderr, /no answer from mesh-provisioner\.provisioning.*\[E_NO_ANSWER\]/);
   });
+
+  test("2 (E_CONFIG), not 8: a narrowing the verb would refuse is refused before asking, where the server is up and no instance answers", async () => {
+    for (const args of [
+      ["needs", "--node", "a.b"],
+      ["registry", "--node", "n1"],
+      ["collect", "--scope", "needs"],
+    ]) {
+      const r = await run(["query", ...args, "--server", plain.url, "--timeout", "1000"], { ...process.env }, 30_000);
+      assert.equal(r.code, ExitCodes.CONFIG, `${args.join(" ")}: ${r.stderr}`);
+      assert.match(r.stderr, /^mesh-provisioner: --(node|scope) .*\[E_CONFIG\]\n$/, args.join(" "));
+    }
+  });
 });

@@ -1,13 +1,13 @@
 import { test, describe } from "node:test";
 import assert from "node:assert/strict";
-import { parseDuration, formatDuration } from "../../src/duration.js";
+import { parseDuration, formatDuration, type DurationBounds } from "../../src/duration.js";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { connectionConfig, parseHostPort, serveConfig, type ServeConfig } from "../../src/config.js";
+import { commandTimeoutMs, connectionConfig, parseHostPort, serveConfig, verifyAttempts, type ServeConfig } from "../../src/config.js";
 import { COMMAND_ROLE, inboxPrefix } from "../../src/permissions/inbox.js";
 import { Failure } from "../../src/failure.js";
-import { SERVE_SETTINGS, type ServeKey } from "../../src/defaults.js";
+import { SERVE_SETTINGS, type ServeKey, type Setting } from "../../src/defaults.js";
 
 function configError(fn: () => unknown, message?: RegExp): Failure {
   let caught: unknown;
@@ -191,7 +191,7 @@ describe("serveConfig", () => {
     assert.equal(c.seatTtlMs, 3000);
     assert.equal(c.replicas, 3);
     assert.equal(c.maxWaitMs, 500);
-    assert.deepEqual(c.http, { host: "0.0.0.0", port: 8080 });
+    assert.deepEqual(c.http, { host: "0.0.0.0", port: 8080, from: "--http" });
   });
 
   test("bad values are CONFIG errors naming the flag", () => {
@@ -219,8 +219,83 @@ test("parseHostPort reads HOST:PORT, bracketed IPv6, and an empty host as 127.0.
   assert.deepEqual(parseHostPort("127.0.0.1:8080"), { host: "127.0.0.1", port: 8080 });
   assert.deepEqual(parseHostPort("[::1]:9000"), { host: "::1", port: 9000 });
   assert.deepEqual(parseHostPort(":7000"), { host: "127.0.0.1", port: 7000 });
-  configError(() => parseHostPort("host:70000"), /must be HOST:PORT/);
   configError(() => parseHostPort("host"), /must be HOST:PORT/);
+});
+
+test("parseHostPort says a port past 65535 is out of range", () => {
+  assert.equal(parseHostPort("127.0.0.1:65535").port, 65535);
+  configError(() => parseHostPort("127.0.0.1:99999"), /^--http "127\.0\.0\.1:99999": port 99999 is out of range: a port is from 1 to 65535/);
+  configError(() => serveConfig({}, { MESH_PROVISIONER_HTTP: "host:70000" }), /^MESH_PROVISIONER_HTTP "host:70000": port 70000 is out of range/);
+});
+
+describe("the bounds of the durations, from the table of settings", () => {
+  const bounded = (SERVE_SETTINGS as readonly Setting[]).filter((s): s is Setting & { default: string; bounds: DurationBounds } => s.bounds !== undefined);
+
+  test("every duration setting of serve has bounds, and its default lies within them", () => {
+    assert.deepEqual(
+      SERVE_SETTINGS.filter((s) => s.value === "<duration>").map((s) => s.key),
+      bounded.map((s) => s.key),
+    );
+    for (const s of bounded) {
+      const d = parseDuration(s.default);
+      assert.ok(parseDuration(s.bounds.min) <= d && d <= parseDuration(s.bounds.max), s.flag);
+    }
+  });
+
+  for (const s of bounded) {
+    test(`${s.flag} takes ${s.bounds.min} to ${s.bounds.max}, and refuses a value outside them naming the flag`, () => {
+      const min = parseDuration(s.bounds.min);
+      const max = parseDuration(s.bounds.max);
+      const ms = (v: string): number | undefined => {
+        const c = serveConfig({ [s.key]: v }, {});
+        const of: Record<string, number> = {
+          registryInterval: c.registryIntervalMs,
+          seatTtl: c.seatTtlMs,
+          maxWait: c.maxWaitMs,
+          driftDelay: c.driftDelayMs,
+          checkpointEvery: c.checkpointEveryMs,
+        };
+        return of[s.key];
+      };
+      assert.equal(ms(s.bounds.min), min);
+      assert.equal(ms(s.bounds.max), max);
+      for (const v of [...(min > 1 ? [`${min - 1}ms`] : []), `${max + 1}ms`, "99999h"]) {
+        configError(
+          () => serveConfig({ [s.key]: v }, {}),
+          new RegExp(`^${s.flag} "${v}" is out of range: write a duration from ${s.bounds.min} to ${s.bounds.max}$`),
+        );
+        configError(() => serveConfig({}, { [s.env]: v }), new RegExp(`^${s.env} "${v}" is out of range`));
+      }
+    });
+  }
+
+  test("--checkpoint-every 0 is still never", () => {
+    assert.equal(serveConfig({ checkpointEvery: "0" }, {}).checkpointEveryMs, 0);
+  });
+});
+
+describe("query's --timeout and verify's --attempts", () => {
+  test("--timeout takes a duration, and a bare number as milliseconds", () => {
+    assert.equal(commandTimeoutMs("1s"), 1000);
+    assert.equal(commandTimeoutMs("1m30s"), 90_000);
+    assert.equal(commandTimeoutMs("2500"), 2500);
+    assert.equal(commandTimeoutMs(), 10_000, "the default");
+  });
+
+  test("--timeout out of its bounds, or not a duration, is refused naming the flag", () => {
+    configError(() => commandTimeoutMs("0"), /^--timeout "0" \(a bare number is milliseconds\) is out of range: write a duration from 100ms to 10m$/);
+    configError(() => commandTimeoutMs("5"), /^--timeout "5" \(a bare number is milliseconds\) is out of range/);
+    configError(() => commandTimeoutMs("1h"), /^--timeout "1h" is out of range/);
+    configError(() => commandTimeoutMs("soon"), /^--timeout "soon" is not a duration/);
+    configError(() => commandTimeoutMs("-1"), /^--timeout "-1" is not a duration/);
+  });
+
+  test("--attempts is a whole number from 1 to 100", () => {
+    assert.equal(verifyAttempts("1"), 1);
+    assert.equal(verifyAttempts("100"), 100);
+    assert.equal(verifyAttempts(), 3, "the default");
+    for (const bad of ["0", "101", "-1", "1.5", "three", ""]) configError(() => verifyAttempts(bad), /^--attempts ".*" must be a whole number from 1 to 100$/);
+  });
 });
 
 /** Each environment twin of serve's own settings: a value other than its default, and where the configuration shows it. */
@@ -230,7 +305,13 @@ const TWINS: Record<ServeKey, { value: string; flag: string; read: (c: ServeConf
   replicas: { value: "3", flag: "5", read: (c) => c.replicas, expected: 3, bad: "9" },
   maxWait: { value: "2s", flag: "1s", read: (c) => c.maxWaitMs, expected: 2000, bad: "soon" },
   driftDelay: { value: "1s", flag: "2s", read: (c) => c.driftDelayMs, expected: 1000, bad: "1" },
-  http: { value: "0.0.0.0:8080", flag: "127.0.0.1:9090", read: (c) => c.http, expected: { host: "0.0.0.0", port: 8080 }, bad: "8080" },
+  http: {
+    value: "0.0.0.0:8080",
+    flag: "127.0.0.1:9090",
+    read: (c) => c.http && { host: c.http.host, port: c.http.port },
+    expected: { host: "0.0.0.0", port: 8080 },
+    bad: "8080",
+  },
   httpToken: { value: "0123456789abcdef", flag: "fedcba9876543210", read: (c) => c.httpToken, expected: "0123456789abcdef", bad: "short" },
   httpTokenFile: { value: "/secrets/http-token", flag: "/secrets/other", read: (c) => c.httpToken, expected: "token-from-a-file-0123" },
   maxValueBytes: { value: "1KiB", flag: "2KiB", read: (c) => c.bucketLimits.maxValueBytes, expected: 1024, bad: "big" },
