@@ -20,6 +20,8 @@ import { isPassing, isTimeout, warnsAt } from "./streams/retry.js";
 import { Backoff, BACKOFF } from "mesh-provisioner-client/backoff";
 import { startSyncProgress } from "./projections/sync-progress.js";
 import { MeshOverview } from "./overview/overview.js";
+import { ChangeRate } from "./overview/change-rate.js";
+import { countChanges } from "./overview/rate-watch.js";
 import type { FloodLimits } from "./overview/flood.js";
 import { DEFAULT_BUCKET_LIMITS, DEFAULT_CHECKPOINT_LIMITS, DEFAULT_FLOOD_LIMITS } from "./defaults.js";
 import { allSynced } from "./streams/synced.js";
@@ -181,6 +183,9 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   const gate = new CreationGate();
   const consumers = new CreationTally();
   for (const what of WHATS) projections[what] = new Projection(specFor(what, kinds), log, what === "registry" ? undefined : overview.observerFor(what));
+  // The change rate counts from the process's start: subscribed before any watch begins, so no change applied after a first sync is missed.
+  const rate = new ChangeRate();
+  subs.push(countChanges(projections, rate));
   // A graceful stop gives the holder's last checkpoints a limited time: past it they are abandoned as a lost seat's are.
   let checkpointsCut = false;
   // The node buckets' projections begin from their checkpoints where one may be used: this resolves once each has its
@@ -316,6 +321,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     stopping: () => isStopping,
     projections,
     overview,
+    rate,
     reconciler,
     verb,
     seat,

@@ -15,6 +15,14 @@ const PAGES = {
 };
 const show = PAGES[PAGE_NAME] || (async () => { view.innerHTML = "<p class='note'>no such page: " + esc(PAGE_NAME) + "</p>"; });
 for (const a of document.querySelectorAll("#nav a")) if (a.dataset.page === PAGE_NAME) a.className = "here";
+// Until its first answer the page says what it is loading, in a neutral pill: red is for a failure only.
+const LOADING = {
+  overview: "the overview", registry: "the registry", kind: "kind " + params.get("kind"), unanswered: "the needs no domain answers",
+  "out-of-shape": "the keys out of shape", collections: "the collections", collection: "collection " + params.get("collection"),
+  instances: "the instances (asking every instance on the bus)", node: "node " + NODE,
+};
+const loading = document.getElementById("loading");
+if (loading && LOADING[PAGE_NAME]) loading.textContent = "loading " + LOADING[PAGE_NAME] + "…";
 
 // Read again what is shown: at most one read at a time, and one more if asked meanwhile.
 let reading = null, again = false;
@@ -34,6 +42,8 @@ function read() {
     const revs = readRevisions.get(gen);
     for (const g of readRevisions.keys()) if (g <= gen) readRevisions.delete(g);
     shownRevisions = revs === undefined || revs === "unknown" ? null : revs;
+    // Shown, not yet live: neutral (a read's failure or the token asked for is over; a lost stream still shows).
+    if (conn.className !== "pill live" && conn.textContent !== "reconnecting…") { conn.textContent = "connecting…"; conn.className = "pill"; }
     if (streamRevisions === null) return;
     if (afterStream || atOrPast(shownRevisions, streamRevisions)) setLive();
     else if (!streamRead) again = true;
@@ -41,6 +51,8 @@ function read() {
     if (err instanceof Superseded) return;
     if (err instanceof Unauthorized) return askToken();
     conn.textContent = "error: " + err.message; conn.className = "pill dead";
+    const still = document.getElementById("loading");
+    if (still) { still.textContent = "could not load " + (LOADING[PAGE_NAME] || PAGE_NAME) + ": " + err.message; still.className = "bad"; }
   });
 }
 

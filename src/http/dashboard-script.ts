@@ -104,11 +104,14 @@ function remember() {
   history.replaceState(null, "", "?" + p.toString());
 }
 
-// "nodes 1–12 of 12 matching (10,000 in the mesh)": which part of how long a list the page shows.
+// "nodes 1–12 of 12 matching (10,000 in the mesh)": which part of how long a list the page shows; an empty list
+// says so in words ("no items", "no nodes matching (10,000 in the mesh)").
 function pagerText(noun, page, whole) {
-  const first = page.matched === 0 ? 0 : page.offset + 1;
+  const of = page.matched !== page.total ? " matching (" + num(page.total) + " " + whole + ")" : "";
+  if (page.matched === 0) return "no " + noun + of;
+  const first = page.offset + 1;
   const last = page.offset + page.rows.length;
-  return noun + " " + num(first) + "–" + num(last) + " of " + num(page.matched) + (page.matched !== page.total ? " matching (" + num(page.total) + " " + whole + ")" : "");
+  return noun + " " + num(first) + "–" + num(last) + " of " + num(page.matched) + of;
 }
 
 // A list's bar: the name filter, any extra controls, and the pager. Wire it with wireBar once it is on the page.

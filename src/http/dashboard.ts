@@ -61,10 +61,10 @@ export const DASHBOARD_HTML = `<!doctype html>
 </head>
 <body>
 <h1><a href="./">mesh-provisioner</a></h1>
-<div class="meta"><span id="conn" class="pill dead">connecting…</span><a id="seat" class="pill" href="?page=instances">seat: ?</a><span id="revisions" class="muted"></span></div>
+<div class="meta"><span id="conn" class="pill">loading…</span><a id="seat" class="pill" href="?page=instances">seat: ?</a><span id="revisions" class="muted"></span></div>
 <nav id="nav">${NAV}</nav>
 <form id="login"><p>This dashboard needs its token (<code>--http-token</code>).</p><input id="token" type="password" size="40" autocomplete="off"> <button>Open</button></form>
-<main id="view"></main>
+<main id="view"><p id="loading" class="muted">loading…</p></main>
 <script>
 ${[DASHBOARD_SCRIPT, DASHBOARD_OVERVIEW, DASHBOARD_CHART, DASHBOARD_NODE, DASHBOARD_LISTS, DASHBOARD_INSTANCES, DASHBOARD_STREAM, DASHBOARD_MAIN].join("\n")}
 </script>

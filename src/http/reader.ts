@@ -1,6 +1,6 @@
 /**
  * What the HTTP side and the dump read of a running provisioner (types only):
- * its projections, the mesh overview, the seat as this instance sees it, the
+ * its projections, the mesh overview, the change rate, the seat as this instance sees it, the
  * consumer creations, the registry writes, whether the connection is up.
  * Nothing here starts, stops or writes: the provisioner (main.ts) implements
  * it, and the readers depend on this rather than on the composition root.
@@ -10,6 +10,7 @@ import type { NatsConnection } from "@nats-io/nats-core";
 import type { What } from "mesh-provisioner-client/keys";
 import type { Projection } from "../projections/projection.js";
 import type { MeshOverview } from "../overview/overview.js";
+import type { ChangeRate } from "../overview/change-rate.js";
 import type { Change } from "../projections/store/view.js";
 import type { CheckpointCounts, CreationCounts, HolderValue } from "mesh-provisioner-client/protocol/stats.js";
 
@@ -26,6 +27,8 @@ export interface ProvisionerReader {
   readonly projections: Readonly<Record<What, ProjectionReader>>;
   /** Counts per node of the whole mesh (the dashboard's overview). */
   readonly overview: Pick<MeshOverview, "totals" | "version" | "page" | "row" | "flooding" | "kinds" | "needsOfKind" | "collections" | "itemsOf">;
+  /** Changes applied per bucket over the last hour, counted from the process's start (`/api/rate`). */
+  readonly rate: Pick<ChangeRate, "series">;
   /** The connection, for asking the running instances their stats (`$SRV.STATS`). */
   readonly nc: Pick<NatsConnection, "requestMany">;
   readonly seat: { readonly holder: HolderValue | undefined; readonly isHolder: boolean; readonly instance: string };

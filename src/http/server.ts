@@ -4,7 +4,7 @@
  * connected, 503 from the moment a graceful stop begins), `/metrics` (Prometheus text), `/` (the dashboard's page), and
  * the dashboard's data: `/api/overview`, `/api/nodes`, `/api/node?node=`,
  * the mesh-wide lists (mesh-api.ts), the instances (instances.ts), the change
- * rate (rate.ts) and the event stream `/events` (see dashboard-api.ts and
+ * rate (counted by the provisioner, src/overview/rate-watch.ts) and the event stream `/events` (see dashboard-api.ts and
  * events.ts; the format is in docs/dashboard.md). With a token, the data and the event stream ask
  * for it; the page itself, `/healthz`, `/readyz` and `/metrics` stay open.
  */
@@ -32,7 +32,6 @@ import {
   whatParam,
 } from "./mesh-api.js";
 import { askInstances, instancesJson, reusing } from "./instances.js";
-import { startRateWatch } from "./rate.js";
 
 /** What `/metrics` serves: the registry's Prometheus text and its content type (src/metrics/ makes it). */
 export interface MetricsEndpoint {
@@ -66,7 +65,6 @@ export function readiness(p: ProvisionerReader): { ready: boolean; stopping: boo
 export function startHttp(opts: HttpOptions): HttpHandle {
   const { provisioner: p, metrics, log } = opts;
   const events = startEventHub(p);
-  const rate = startRateWatch(p);
   const instances = reusing(() => askInstances(p.nc));
   const allowed = tokenCheck(opts.token);
 
@@ -139,7 +137,7 @@ export function startHttp(opts: HttpOptions): HttpHandle {
         case "/api/instances":
           return sendData(res, JSON.stringify(instancesJson(await instances(), p.seat.instance)));
         case "/api/rate":
-          return sendData(res, rate.json());
+          return sendData(res, JSON.stringify(p.rate.series(Date.now())));
         case "/events": {
           const node = url.searchParams.has("node") ? nodeParam(url.searchParams) : undefined;
           return events.open(req, res, node);
@@ -169,7 +167,6 @@ export function startHttp(opts: HttpOptions): HttpHandle {
     url,
     async close(graceMs = 1000) {
       events.close();
-      rate.close();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       server.closeIdleConnections();
       const cut = setTimeout(() => server.closeAllConnections(), graceMs);

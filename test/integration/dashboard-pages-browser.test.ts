@@ -201,6 +201,61 @@ describe("the dashboard's mesh-wide pages in a headless Chromium, over the demo 
     assert.match(row?.[5] ?? "", /started by a full read \(no checkpoint yet\)$/);
   });
 
+  test("until its first answer a page says what it is loading, in a neutral pill; red only when the answer is a failure", async () => {
+    // The instances' answer is held back: the first paint is all a person sees until it comes.
+    let release!: () => void;
+    const held = new Promise<void>((r) => (release = r));
+    await page.route("**/api/instances", async (route) => {
+      await held;
+      // A page left before the answer was let through has no request to continue.
+      await route.continue().catch(() => undefined);
+    });
+    try {
+      await page.goto(`${base}/?page=instances`, { waitUntil: "domcontentloaded" });
+      await page.waitForFunction('document.querySelector("#loading") && document.querySelector("#loading").textContent.startsWith("loading the instances")');
+      assert.equal(await page.locator("#conn").textContent(), "loading…");
+      assert.equal(await page.locator("#conn").getAttribute("class"), "pill", "neither red nor live while loading");
+      release();
+      await page.waitForSelector("#conn.live");
+      await page.waitForSelector("#instances tr[data-instance]");
+    } finally {
+      release();
+      await page.unroute("**/api/instances");
+    }
+    // A real failure is red, and the page says what could not be loaded.
+    await page.route("**/api/instances", (route) =>
+      route.fulfill({ status: 503, contentType: "application/json", body: '{"error":{"code":"E_UNAVAILABLE","message":"the bus is away"}}' }),
+    );
+    try {
+      await page.goto(`${base}/?page=instances`, { waitUntil: "commit" });
+      await page.waitForSelector("#conn.dead");
+      assert.equal(await page.locator("#conn").textContent(), "error: the bus is away");
+      assert.equal(await page.locator("#loading").textContent(), "could not load the instances (asking every instance on the bus): the bus is away");
+    } finally {
+      await page.unroute("**/api/instances");
+    }
+  });
+
+  test("every list page says in words that its list is empty, never items 0–0 of 0", async () => {
+    const NONE = "no-such-name-anywhere";
+    for (const [path, words] of [
+      [`/?match=${NONE}`, /^no nodes matching \(\d+ in the mesh\)$/],
+      [`/?page=registry&match=${NONE}`, /^no kinds matching \(\d+ kinds\)$/],
+      [`/?page=kind&kind=secret&match=${NONE}`, /^no nodes matching \(\d+ in the mesh\)$/],
+      [`/?page=unanswered&match=${NONE}`, /^no nodes matching \(\d+ in the mesh\)$/],
+      [`/?page=out-of-shape&match=${NONE}`, /^no keys matching \(\d+ out of shape\)$/],
+      [`/?page=collections&match=${NONE}`, /^no collections matching \(\d+ in the mesh\)$/],
+      ["/?page=collection&collection=no-such-collection", "no items"],
+    ] as const) {
+      await page.goto(`${base}${path}`, { waitUntil: "commit" });
+      await page.waitForSelector("#pager");
+      const text = (await page.locator("#pager").textContent()) ?? "";
+      if (typeof words === "string") assert.equal(text, words, path);
+      else assert.match(text, words, path);
+      assert.equal(await page.locator("tbody tr.none").last().textContent(), "none", path);
+    }
+  });
+
   test(`on a list page a change shows within ${CHANGE_MS} ms, without a reload`, async () => {
     // Timed in the page, from just before the write to the row's insertion in the DOM (a MutationObserver set up first).
     const shows = async (path: string, row: string, write: () => Promise<unknown>, added: string): Promise<number> => {
