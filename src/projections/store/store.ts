@@ -7,8 +7,10 @@
  * and the revision applied. No I/O, no clock.
  *
  * Entries are slots (columns of typed arrays, `Slots`) whose JSON lives as
- * bytes in a `RecordArena` outside the JS heap; a `KeyTable` finds a key's
- * slot, `KeyOrders` keeps the slots in key order with the indexes narrowing
+ * bytes in a `RecordArena` outside the JS heap (both, and the reads of where
+ * a slot's key and JSON lie, are `SlotRecords`, which the store extends); a
+ * `KeyTable` finds a key's slot, `KeyOrders` keeps the slots in key order with
+ * the indexes narrowing
  * reads (`scan.ts`), `KindCounts` the kinds entries name, and
  * `OutOfShapeKeys` the keys out of shape. A million entries are then a few
  * dozen objects for the garbage collector, and an answer is built by copying
