@@ -14,6 +14,7 @@ import type { ProjectionStats } from "mesh-provisioner-client/protocol/stats.js"
 import type { ProgressOf } from "./sync-progress.js";
 import { ProjectionStore, type Change, type StoreObserver } from "./store/store.js";
 import type { StoreView } from "./store/view.js";
+import { publishRebuilt, revisionsOf } from "./rebuild-diff.js";
 
 /** A store observer that can also forget what it was told (before a rebuilt store is replayed into it). */
 export interface ProjectionObserver extends StoreObserver {
@@ -372,29 +373,7 @@ export class Projection {
     const before = this.everSynced ? revisionsOf(this.writable) : undefined;
     this.writable.adopt(next);
     this.appliedAt = Date.now();
-    if (this.observer !== undefined) {
-      this.observer.clear();
-      this.writable.observeWith(this.observer);
-    }
-    if (before === undefined) return;
-    const store = this.writable;
-    const rev = store.revision;
-    for (const key of before.keys()) {
-      if (store.get(key) === undefined && store.getOutOfShape(key) === undefined)
-        this.changes$.next({ op: "delete", key, revision: rev, newlyOutOfShape: false });
-    }
-    for (const e of store.allEntries())
-      if (before.get(e.key) !== e.revision) this.changes$.next({ op: "put", key: e.key, revision: e.revision, entry: e, newlyOutOfShape: false });
-    for (const o of store.allOutOfShape()) {
-      if (before.get(o.key) !== o.revision) this.changes$.next({ op: "put", key: o.key, revision: o.revision, outOfShape: o, newlyOutOfShape: true });
-    }
+    this.replayToObserver();
+    if (before !== undefined) publishRebuilt(before, this.writable, (change) => this.changes$.next(change));
   }
-}
-
-/** Each key a store holds, in shape or not, with its revision. */
-function revisionsOf(store: StoreView): Map<string, number> {
-  const revisions = new Map<string, number>();
-  for (const e of store.allEntries()) revisions.set(e.key, e.revision);
-  for (const o of store.allOutOfShape()) revisions.set(o.key, o.revision);
-  return revisions;
 }

@@ -7,8 +7,10 @@
  * and the revision applied. No I/O, no clock.
  *
  * Entries are slots (columns of typed arrays, `Slots`) whose JSON lives as
- * bytes in a `RecordArena` outside the JS heap; a `KeyTable` finds a key's
- * slot, `KeyOrders` keeps the slots in key order with the indexes narrowing
+ * bytes in a `RecordArena` outside the JS heap (both, and the reads of where
+ * a slot's key and JSON lie, are `SlotRecords`, which the store extends); a
+ * `KeyTable` finds a key's slot, `KeyOrders` keeps the slots in key order with
+ * the indexes narrowing
  * reads (`scan.ts`), `KindCounts` the kinds entries name, and
  * `OutOfShapeKeys` the keys out of shape. A million entries are then a few
  * dozen objects for the garbage collector, and an answer is built by copying
@@ -19,10 +21,8 @@
 import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 import { writeRecord } from "./record-write.js";
 import { hashKey, KeyTable } from "./key-table.js";
-import { RecordArena } from "./record-arena.js";
 import { KindCounts } from "./kind-counts.js";
 import { OutOfShapeKeys } from "./out-of-shape.js";
-import { Slots } from "./slots.js";
 import type { BucketSpec } from "./spec.js";
 import type { Operation } from "../../streams/operation.js";
 import { EntryPut, Projected, type Change, type EntryJson, type OutOfShapeKey, type StoreObserver } from "./entry.js";
@@ -30,7 +30,8 @@ import type { SlotScan } from "./scan.js";
 import { KeyOrders } from "./key-orders.js";
 import { loadRun, RunError, type RecordRun } from "./bulk-load.js";
 import { replayTo } from "./replay.js";
-import type { ByteRange, StoreView } from "./view.js";
+import type { StoreView } from "./view.js";
+import { SlotRecords } from "./slot-records.js";
 
 export { Projected, type Change, type EntryJson, type OutOfShapeKey, type StoreObserver } from "./entry.js";
 export type { SlotScan } from "./scan.js";
@@ -41,13 +42,11 @@ const EMPTY = Buffer.alloc(0);
  * The store and its writers. Only its projection holds it as this type;
  * readers get it as a `StoreView`, where the reads are documented.
  */
-export class ProjectionStore implements StoreView {
+export class ProjectionStore extends SlotRecords implements StoreView {
   readonly spec: BucketSpec;
   /** The bucket's stream sequence this store has applied. */
   revision = 0;
   synced = false;
-  private slots = new Slots();
-  private arena: RecordArena;
   private table: KeyTable;
   /** Key order, and the indexes narrowing reads. */
   private orders: KeyOrders;
@@ -60,35 +59,15 @@ export class ProjectionStore implements StoreView {
   /** Keys whose last message is a delete or purge marker: the stream holds a message for each (see `heldKeys`). */
   private markers = new Set<string>();
 
-  /**
-   * The layout of every record: where the spec renders the whole JSON (the
-   * registry) the key comes first; otherwise the JSON starts `{"key":"` and
-   * the key follows those 8 bytes.
-   */
-  private readonly keyFirst: boolean;
-  private readonly keyAt: number;
-
   /** Told of what comes and goes (see StoreObserver); none for a store built aside. */
   private observer: StoreObserver | undefined;
 
   /** `segmentBytes`: the record arena's segment size (tests make it small to compact often). */
   constructor(spec: BucketSpec, opts: { segmentBytes?: number; observer?: StoreObserver } = {}) {
+    super(spec, opts.segmentBytes);
     this.spec = spec;
     this.observer = opts.observer;
-    this.keyFirst = spec.head === undefined;
-    this.keyAt = this.keyFirst ? 0 : 8;
     const slots = this.slots;
-    this.arena = new RecordArena(
-      {
-        offsetIn: (slot, seg) => (slots.seg[slot] === seg ? (slots.off[slot] as number) : -1),
-        lengthOf: (slot) => this.recordLength(slot),
-        moved: (slot, seg, off) => {
-          slots.seg[slot] = seg;
-          slots.off[slot] = off;
-        },
-      },
-      opts.segmentBytes,
-    );
     this.table = new KeyTable({ keyIs: (slot, key) => this.compareKey(key, slot) === 0, hashOf: (slot) => slots.hash[slot] as number });
     this.orders = new KeyOrders(spec, { compare: (key, slot) => this.compareKey(key, slot), keyOf: (slot) => this.keyOf(slot) });
   }
@@ -204,61 +183,10 @@ export class ProjectionStore implements StoreView {
     return this.kindCounts.idCount;
   }
 
-  kindOfSlot(slot: number): number {
-    return this.slots.kind[slot] as number;
-  }
-
-  keyOf(slot: number): string {
-    const s = this.slots;
-    const at = (s.off[slot] as number) + this.keyAt;
-    return (this.arena.segs[s.seg[slot] as number] as Buffer).toString("latin1", at, at + (s.keyLen[slot] as number));
-  }
-
-  /** Where a slot's JSON starts in its record. */
-  private jsonAt(slot: number): number {
-    return this.keyFirst ? (this.slots.keyLen[slot] as number) : 0;
-  }
-
-  /** A record's length: the key where it comes first, the JSON, a comma. */
-  private recordLength(slot: number): number {
-    return this.jsonAt(slot) + (this.slots.jsonLen[slot] as number) + 1;
-  }
-
-  keyRange<R extends ByteRange>(slot: number, into: R): R {
-    into.buf = this.arena.segs[this.slots.seg[slot] as number] as Buffer;
-    into.start = (this.slots.off[slot] as number) + this.keyAt;
-    into.end = into.start + (this.slots.keyLen[slot] as number);
-    return into;
-  }
-
-  keyLength(slot: number): number {
-    return this.slots.keyLen[slot] as number;
-  }
-
-  revisionOf(slot: number): number {
-    return this.slots.revision[slot] as number;
-  }
-
-  jsonRange<R extends ByteRange>(slot: number, into: R): R {
-    into.buf = this.arena.segs[this.slots.seg[slot] as number] as Buffer;
-    into.start = (this.slots.off[slot] as number) + this.jsonAt(slot);
-    into.end = into.start + (this.slots.jsonLen[slot] as number);
-    return into;
-  }
-
-  jsonBytes(slot: number): number {
-    return this.slots.jsonLen[slot] as number;
-  }
-
   entryAt(slot: number): Projected {
     const key = this.keyOf(slot);
     const { buf, start, end } = this.jsonRange(slot, { buf: EMPTY, start: 0, end: 0 });
     return new Projected(key, this.revisionOf(slot), buf.toString("utf8", start, end), this.spec, this.values.get(key));
-  }
-
-  /** Whether a slot still holds the entry at `revision`. */
-  private holdsAt(slot: number, revision: number): boolean {
-    return this.slots.inUse(slot) && this.slots.revision[slot] === revision;
   }
 
   /** The view of a slot if it still holds the entry at `revision`. */
@@ -364,21 +292,6 @@ export class ProjectionStore implements StoreView {
   markSynced(lastSeq: number): void {
     if (lastSeq > this.revision) this.revision = lastSeq;
     this.synced = true;
-  }
-
-  /** Code-unit order of `key` against a slot's key, read from its record (keys in shape are ASCII). */
-  compareKey(key: string, slot: number): number {
-    const s = this.slots;
-    const buf = this.arena.segs[s.seg[slot] as number] as Buffer;
-    const at = (s.off[slot] as number) + this.keyAt;
-    const n = s.keyLen[slot] as number;
-    const m = key.length;
-    const l = m < n ? m : n;
-    for (let k = 0; k < l; k++) {
-      const d = key.charCodeAt(k) - (buf[at + k] as number);
-      if (d !== 0) return d;
-    }
-    return m - n;
   }
 
   private addToOrders(slot: number, key: string, fields: Readonly<Record<string, string>>): void {
