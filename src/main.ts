@@ -149,17 +149,8 @@ async function openJetStream(access: JetStreamAccess, inboxPrefix: string | unde
     await jsm.getAccountInfo();
     return jsm;
   } catch (err) {
-    throw permissionsError(err, { inboxPrefix }) ?? wrapFailure("CONNECT", notAvailable(access), err);
+    throw permissionsError(err, { inboxPrefix }) ?? wrapFailure("CONNECT", access.notAnswering, err);
   }
-}
-
-/** What to check when the JetStream asked for does not answer: one line, naming the domain if one was asked for. */
-export function notAvailable(access: JetStreamAccess): string {
-  if (access.domain === undefined) return "JetStream is not available on this connection (start nats-server with -js, and check the account)";
-  return (
-    `${access.name} does not answer on this connection (${access.apiPrefix}): check that the hub's servers run jetstream { domain: ${access.domain} } ` +
-    "and that the server this connects to (a leaf node) has its leaf node link to the hub up, in the account of this user (--js-domain, NATS_JS_DOMAIN)"
-  );
 }
 
 export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOptions, log: Logger): Promise<Provisioner> {
@@ -230,7 +221,11 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
 
   const reconciler = new Reconciler({
     registry: projections.registry,
-    writer: kvRegistryWriter(js, BUCKETS.registry, seat.instance, { conditional: () => conditionalRegistryWrites(nc.info?.version), kv: registryKv }),
+    writer: kvRegistryWriter(js, BUCKETS.registry, seat.instance, {
+      conditional: () => conditionalRegistryWrites(nc.info?.version),
+      kv: registryKv,
+      publishSubject: access.publishSubject,
+    }),
     desired,
     intervalMs: opts.registryIntervalMs,
     driftDelayMs: opts.driftDelayMs,

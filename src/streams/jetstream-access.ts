@@ -19,6 +19,15 @@ export interface JetStreamAccess {
   readonly apiPrefix: string;
   /** Which JetStream this is, for a message a person reads: `JetStream` or `JetStream domain "hub"`. */
   readonly name: string;
+  /** What to check when this JetStream does not answer: one line, naming the domain if one was asked for. */
+  readonly notAnswering: string;
+  /**
+   * The subject a JetStream publish to a stream's `subject` goes to: as is, or,
+   * with a domain, behind its API prefix (`$JS.<domain>.API.$KV.…`), which the
+   * domain's servers map back to the stream's subject, as nats.js's KV writes
+   * through a domain; a plain publish from a leaf node finds no stream.
+   */
+  publishSubject(subject: string): string;
   /** A client; `timeout` bounds each API request (the client's usual 5 s when absent). */
   client(opts?: { timeout?: number }): JetStreamClient;
   /** A manager; `checkAPI: false` skips the account info request nats.js makes first. */
@@ -50,6 +59,12 @@ export function jetStreamAccess(nc: NatsConnection, opts: JetStreamAccessOptions
     domain,
     apiPrefix: domain === undefined ? "$JS.API" : `$JS.${domain}.API`,
     name: domain === undefined ? "JetStream" : `JetStream domain "${domain}"`,
+    notAnswering:
+      domain === undefined
+        ? "JetStream is not available on this connection (start nats-server with -js, and check the account)"
+        : `JetStream domain "${domain}" (--js-domain, NATS_JS_DOMAIN) does not answer on this connection: check that the hub's servers run ` +
+          `jetstream { domain: ${domain} }, and that the leaf node this connects to has its link to the hub up (its leafnodes remote, in this user's account)`,
+    publishSubject: (subject: string) => (domain === undefined ? subject : `$JS.${domain}.API.${subject}`),
     client,
     manager: (extra?: { timeout?: number; checkAPI?: boolean }) => jetstreamManager(nc, options(extra)),
     kvm: () => new Kvm(client()),
