@@ -11,6 +11,8 @@ import { KNOWN_KINDS } from "../reconcile/registry.js";
 import { Projection } from "../projections/projection.js";
 import { watchBucket } from "../streams/kv-watch.js";
 import { jetStreamAccess } from "../streams/jetstream-access.js";
+import { permissionsError } from "../permissions/violation.js";
+import { wrapFailure } from "../failure.js";
 import { wholeAnswer } from "../verb/answer.js";
 import type { Answer } from "mesh-provisioner-client";
 
@@ -26,6 +28,12 @@ export async function readBuckets(
   const timeoutMs = opts.timeoutMs ?? 60_000;
   const projections = {} as Record<What, Projection>;
   const jetstream = jetStreamAccess(nc, { domain: opts.jsDomain, inboxPrefix: opts.inboxPrefix });
+  // Asked once before the watches, which would retry a JetStream that does not answer until the timeout: it fails at once, saying what to check.
+  try {
+    await (await jetstream.manager()).getAccountInfo();
+  } catch (err) {
+    throw permissionsError(err, { inboxPrefix: opts.inboxPrefix }) ?? wrapFailure("CONNECT", jetstream.notAnswering, err);
+  }
   try {
     for (const w of WHATS) {
       const p = new Projection(specFor(w, KNOWN_KINDS), log);
