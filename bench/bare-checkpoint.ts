@@ -10,7 +10,7 @@
  * unpacked, with the bytes read and unpacked and the process's CPU time),
  * then exits. What a start from a checkpoint cannot do without.
  */
-import { jetstream } from "@nats-io/jetstream";
+import { jetStreamAccess } from "../src/streams/jetstream-access.js";
 import { openCheckpointObjects } from "../src/checkpoints/objects.js";
 import { unpacked } from "../src/checkpoints/loader.js";
 import { createLogger } from "../src/log.js";
@@ -21,7 +21,11 @@ async function main(): Promise<void> {
   const url = process.argv[2];
   if (!url) throw new Error("usage: bare-checkpoint.js <nats-url>");
   const nc = await connectBench(url, "bench-bare-checkpoint");
-  const objects = await openCheckpointObjects(jetstream(nc), { replicas: 1, maxBytes: DEFAULT_CHECKPOINT_LIMITS.maxBytes }, createLogger({ level: "warn" }));
+  const objects = await openCheckpointObjects(
+    jetStreamAccess(nc).objm(),
+    { replicas: 1, maxBytes: DEFAULT_CHECKPOINT_LIMITS.maxBytes },
+    createLogger({ level: "warn" }),
+  );
   const stored = await objects?.read("needs");
   if (stored === undefined) throw new Error("there is no needs checkpoint");
   let unpackedBytes = 0;

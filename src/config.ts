@@ -32,6 +32,12 @@ export interface ConnectionConfig {
    * connectionConfig; NATS's `_INBOX` when absent).
    */
   readonly inboxPrefix?: string;
+  /**
+   * The JetStream domain the buckets live in (`$JS.<domain>.API`), for a
+   * connection to a leaf node whose hub holds them; absent: the connection's
+   * own JetStream (`$JS.API`).
+   */
+  readonly jsDomain?: string;
 }
 
 export interface ServeConfig {
@@ -138,6 +144,9 @@ function secret(valueKey: ConnectionKey | ServeKey, fileKey: ConnectionKey | Ser
   return value === undefined || value.value === "" ? undefined : value;
 }
 
+/** A JetStream domain: one subject token, as nats-server checks its `jetstream { domain }` (no dot, wildcard or space). */
+const JS_DOMAIN = /^[^\s.*>]+$/;
+
 /**
  * The connection of a command. Without --inbox-prefix or NATS_INBOX_PREFIX the
  * inboxes are under `defaultInboxPrefix`: the prefix of the role whose grant
@@ -168,6 +177,7 @@ export function connectionConfig(
     throw new Failure("CONFIG", `a password was given without a user: ${password.from} is set; set --user or NATS_USER too`);
   }
   const inbox = text("inboxPrefix", flags, env) ?? { value: defaultInboxPrefix, from: setting("inboxPrefix").flag };
+  const jsDomain = text("jsDomain", flags, env);
   const cert = text("tlscert", flags, env);
   const key = text("tlskey", flags, env);
   const cfg: ConnectionConfig = {
@@ -181,11 +191,19 @@ export function connectionConfig(
     cert: cert?.value,
     key: key?.value,
     inboxPrefix: inbox.value,
+    jsDomain: jsDomain?.value,
   };
   if (!/^[^\s.*>]+(\.[^\s.*>]+)*$/.test(inbox.value)) {
     throw new Failure(
       "CONFIG",
       `${inbox.from} "${inbox.value}" must be subject tokens separated by dots, with no wildcard or space, such as ${defaultInboxPrefix}`,
+    );
+  }
+  // A domain is one subject token of the API's prefix, `$JS.<domain>.API`, as nats-server's `jetstream { domain }` takes it.
+  if (jsDomain !== undefined && !JS_DOMAIN.test(jsDomain.value)) {
+    throw new Failure(
+      "CONFIG",
+      `${jsDomain.from} "${jsDomain.value}" must be one JetStream domain, as the hub's jetstream { domain } names it: one word with no dot, wildcard (* or >) or space, such as hub`,
     );
   }
   if ((cert === undefined) !== (key === undefined)) {

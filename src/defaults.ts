@@ -80,6 +80,13 @@ export const CONNECTION_SETTINGS = [
     env: "NATS_INBOX_PREFIX",
     help: "prefix of this client's inboxes and watch deliveries, as the user's grant allows",
   },
+  {
+    flag: "--js-domain",
+    value: "<domain>",
+    key: "jsDomain",
+    env: "NATS_JS_DOMAIN",
+    help: "JetStream domain of the buckets, as the hub's jetstream { domain } names it, for a connection to a leaf node (query and dump ask the verb, which needs none)",
+  },
 ] as const satisfies readonly Setting[];
 
 /** `serve`'s own settings; each environment twin is MESH_PROVISIONER_ and the flag upper-cased, dashes to underscores. */

@@ -4,8 +4,7 @@
  * start a whole provisioner on its own connection and stop it again.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import { jetstream, jetstreamManager, type JetStreamManager } from "@nats-io/jetstream";
-import { Kvm } from "@nats-io/kv";
+import type { JetStreamManager } from "@nats-io/jetstream";
 import type { Subscription } from "rxjs";
 import type { Logger } from "./log.js";
 import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
@@ -14,6 +13,7 @@ import { specFor } from "./projections/bucket-specs.js";
 import { Projection } from "./projections/projection.js";
 import { ensureBuckets, type BucketLimits, type BucketPlan } from "./streams/buckets.js";
 import { watchBucket } from "./streams/kv-watch.js";
+import { jetStreamAccess, type JetStreamAccess } from "./streams/jetstream-access.js";
 import { CreationGate } from "./streams/creation-gate.js";
 import { CreationTally } from "./streams/creation-tally.js";
 import { isPassing, isTimeout, warnsAt } from "./streams/retry.js";
@@ -51,6 +51,12 @@ export interface ProvisionerOptions {
   readonly table?: readonly RegistryValue[];
   /** Prefix for the watches' deliver subjects (narrow grants). */
   readonly inboxPrefix?: string;
+  /**
+   * How every JetStream request reaches the buckets (the connection's own
+   * JetStream, or a domain's: src/streams/jetstream-access.ts); made from the
+   * connection and `inboxPrefix` when absent.
+   */
+  readonly jetstream?: JetStreamAccess;
   /** The node buckets' limits (the largest value, each bucket's size); defaults when absent. */
   readonly bucketLimits?: BucketLimits;
   /** Past these, a node is named as flooding (log, /metrics, the overview). */
@@ -68,6 +74,8 @@ export interface ProvisionerOptions {
 /** A running provisioner; the HTTP side and the dump read it as a ProvisionerReader. */
 export interface Provisioner extends ProvisionerReader {
   readonly nc: NatsConnection;
+  /** How it reaches JetStream (its domain, if any): what else reads the buckets' streams (metrics) goes through it. */
+  readonly jetstream: JetStreamAccess;
   readonly jsm: JetStreamManager;
   readonly projections: Readonly<Record<What, Projection>>;
   /** Counts per node of the whole mesh, kept as the projections apply changes (the dashboard's overview). */
@@ -131,24 +139,25 @@ async function patiently<T>(what: string, step: () => Promise<T>, log: Logger): 
  * The first request of the start: a grant that refuses it (its reply inbox
  * under a prefix the grant does not cover, or $JS.API.INFO itself) is
  * reported as the permissions violation it is, naming the subject refused.
+ * A JetStream that nothing answers for (no responders: a server without
+ * JetStream, or a domain no server of the connection's cluster or its leaf
+ * links serves) fails at once, naming the domain and what to check.
  */
-async function openJetStream(nc: NatsConnection, inboxPrefix: string | undefined): Promise<JetStreamManager> {
+async function openJetStream(access: JetStreamAccess, inboxPrefix: string | undefined): Promise<JetStreamManager> {
   try {
-    const jsm = await jetstreamManager(nc);
+    const jsm = await access.manager();
     await jsm.getAccountInfo();
     return jsm;
   } catch (err) {
-    throw (
-      permissionsError(err, { inboxPrefix }) ??
-      wrapFailure("CONNECT", "JetStream is not available on this connection (start nats-server with -js, and check the account)", err)
-    );
+    throw permissionsError(err, { inboxPrefix }) ?? wrapFailure("CONNECT", access.notAnswering, err);
   }
 }
 
 export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOptions, log: Logger): Promise<Provisioner> {
   // During a leader election JetStream's API times out: retry, as for the later start-up steps.
-  const jsm = await patiently("reach JetStream", () => openJetStream(nc, opts.inboxPrefix), log);
-  const js = jetstream(nc, opts.inboxPrefix ? { watcherPrefix: opts.inboxPrefix } : {});
+  const access = opts.jetstream ?? jetStreamAccess(nc, { inboxPrefix: opts.inboxPrefix });
+  const jsm = await patiently("reach JetStream", () => openJetStream(access, opts.inboxPrefix), log);
+  const js = access.client();
   // Options a caller left out take the defaults' table's values, here and nowhere below.
   const bucketLimits = opts.bucketLimits ?? DEFAULT_BUCKET_LIMITS;
   const floodLimits = opts.floodLimits ?? DEFAULT_FLOOD_LIMITS;
@@ -172,7 +181,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     },
   });
   // Opened before the watches start: behind a large bucket's consumer creation these small requests would wait.
-  const kvm = new Kvm(js);
+  const kvm = access.kvm();
   const [seatKv, registryKv] = await Promise.all([
     patiently("open the seat's bucket", () => kvm.open(SEAT_BUCKET), log),
     patiently("open the registry bucket", () => kvm.open(BUCKETS.registry), log),
@@ -191,7 +200,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   // The node buckets' projections begin from their checkpoints where one may be used: this resolves once each has its
   // checkpoint's header (or will read its bucket whole), and the checkpoints go on loading while the watches start.
   const checkpoints = await startCheckpoints({
-    js,
+    objm: access.objm(),
     jsm,
     projections: { needs: projections.needs, applied: projections.applied, collect: projections.collect },
     isHolder: () => seat.isHolder && !checkpointsCut,
@@ -202,7 +211,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   });
   for (const what of WHATS) {
     const p = projections[what];
-    const deps = { nc, log, inboxPrefix: opts.inboxPrefix, gate, onCreation: consumers.record };
+    const deps = { nc, log, inboxPrefix: opts.inboxPrefix, jetstream: access, gate, onCreation: consumers.record };
     subs.push(p.connect(watchBucket(deps, { bucket: BUCKETS[what], fromRevision: () => p.received, restart$: p.restart$ })));
   }
   const progress = startSyncProgress(projections, log, opts.progressEveryMs);
@@ -212,7 +221,11 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
 
   const reconciler = new Reconciler({
     registry: projections.registry,
-    writer: kvRegistryWriter(js, BUCKETS.registry, seat.instance, { conditional: () => conditionalRegistryWrites(nc.info?.version), kv: registryKv }),
+    writer: kvRegistryWriter(js, BUCKETS.registry, seat.instance, {
+      conditional: () => conditionalRegistryWrites(nc.info?.version),
+      kv: registryKv,
+      publishSubject: access.publishSubject,
+    }),
     desired,
     intervalMs: opts.registryIntervalMs,
     driftDelayMs: opts.driftDelayMs,
@@ -316,6 +329,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   checkpoints.startWriting();
   return {
     nc,
+    jetstream: access,
     jsm,
     connected,
     stopping: () => isStopping,

@@ -8,7 +8,8 @@
  * while the instance holds the seat, write checkpoints on the schedule; at a
  * graceful stop of the holder, write those that are behind.
  */
-import type { JetStreamClient, JetStreamManager, StreamInfo } from "@nats-io/jetstream";
+import type { JetStreamManager, StreamInfo } from "@nats-io/jetstream";
+import type { Objm } from "@nats-io/obj";
 import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
 import type { Subscription } from "rxjs";
 import type { Logger } from "../log.js";
@@ -24,7 +25,8 @@ import { CheckpointWriter } from "./writer.js";
 export type NodeWhat = "needs" | "applied" | "collect";
 
 export interface CheckpointDeps {
-  readonly js: JetStreamClient;
+  /** The object stores' manager of the JetStream the buckets are in. */
+  readonly objm: Objm;
   readonly jsm: JetStreamManager;
   readonly projections: Readonly<Record<NodeWhat, Projection>>;
   readonly isHolder: () => boolean;
@@ -50,7 +52,7 @@ export async function startCheckpoints(deps: CheckpointDeps): Promise<Checkpoint
   const now = deps.now ?? Date.now;
   const tally = new CheckpointTally();
   const streamInfo = (name: string): Promise<StreamInfo> => deps.jsm.streams.info(streamName(BUCKETS[name as NodeWhat]));
-  const objects: CheckpointObjects | undefined = await openCheckpointObjects(deps.js, { replicas: deps.replicas, maxBytes: deps.maxBytes }, log);
+  const objects: CheckpointObjects | undefined = await openCheckpointObjects(deps.objm, { replicas: deps.replicas, maxBytes: deps.maxBytes }, log);
   const names = Object.keys(deps.projections) as NodeWhat[];
   let loaded = Promise.resolve();
   if (objects !== undefined) {

@@ -9,8 +9,7 @@
  * optimisation: when it cannot be made or reached, the service runs without
  * checkpoints (every start reads the buckets whole) and says so.
  */
-import { Objm, setSha256Backend, StorageType, type ObjectResult, type ObjectStore } from "@nats-io/obj";
-import type { JetStreamClient } from "@nats-io/jetstream";
+import { setSha256Backend, StorageType, type Objm, type ObjectResult, type ObjectStore } from "@nats-io/obj";
 import { CHECKPOINT_BUCKET } from "mesh-provisioner-client/keys";
 import type { Logger } from "../log.js";
 import { Failure } from "../failure.js";
@@ -74,14 +73,17 @@ async function* chunksOf(got: ObjectResult, idleMs: number): AsyncGenerator<Uint
   if (err) throw err;
 }
 
-/** Open (or create) the checkpoints' bucket; undefined, with a warning a person can act on, when it cannot be. */
-export async function openCheckpointObjects(js: JetStreamClient, opts: ObjectsOptions, log: Logger): Promise<CheckpointObjects | undefined> {
+/**
+ * Open (or create) the checkpoints' bucket, through the process's object store manager (its JetStream, or domain:
+ * src/streams/jetstream-access.ts); undefined, with a warning a person can act on, when it cannot be.
+ */
+export async function openCheckpointObjects(objm: Objm, opts: ObjectsOptions, log: Logger): Promise<CheckpointObjects | undefined> {
   // The object store digests every object it puts and gets; its default SHA-256 is written in JavaScript for
   // browsers, and a start reads its checkpoints whole: on Node, the runtime's own (the client's documented choice).
   setSha256Backend("native");
   let os: ObjectStore;
   try {
-    os = await new Objm(js).create(CHECKPOINT_BUCKET, {
+    os = await objm.create(CHECKPOINT_BUCKET, {
       description: "mesh-provisioner: checkpoints of its projections, written by the seat's holder",
       storage: StorageType.File,
       replicas: opts.replicas,

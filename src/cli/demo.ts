@@ -7,7 +7,7 @@
  * of shape. Puts overwrite, so running it again changes nothing but revisions.
  */
 import type { NatsConnection } from "@nats-io/nats-core";
-import { Kvm } from "@nats-io/kv";
+import { jetStreamAccess } from "../streams/jetstream-access.js";
 import { BUCKETS } from "mesh-provisioner-client/keys";
 import { encodeName } from "mesh-provisioner-client/keys";
 import type { Logger } from "../log.js";
@@ -59,7 +59,8 @@ export const DEMO_MESH = Object.freeze({
 
 /** Put the sample mesh into the needs, applied and collect buckets (the service creates them first). */
 export async function seedDemoMesh(nc: NatsConnection, log?: Logger): Promise<void> {
-  const kvm = new Kvm(nc);
+  // The private server's own JetStream: it has no domain.
+  const kvm = jetStreamAccess(nc).kvm();
   const needs = await kvm.open(BUCKETS.needs);
   const applied = await kvm.open(BUCKETS.applied);
   const collect = await kvm.open(BUCKETS.collect);

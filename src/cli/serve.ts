@@ -9,6 +9,7 @@ import { serveConfig, type ServeFlags } from "../config.js";
 import { connectBus } from "../connect.js";
 import { createLogger, type Logger } from "../log.js";
 import { startProvisioner, type Provisioner } from "../main.js";
+import { jetStreamAccess } from "../streams/jetstream-access.js";
 import { formatDuration } from "../duration.js";
 import { failAndExit } from "./fail.js";
 import type { HttpHandle } from "../http/server.js";
@@ -39,6 +40,7 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
         seatTtl: formatDuration(cfg.seatTtlMs),
         replicas: cfg.replicas,
         heapGrowingPercent: cfg.heapGrowingPercent,
+        ...(cfg.connection.jsDomain !== undefined ? { jsDomain: cfg.connection.jsDomain } : {}),
         pid: process.pid,
       },
       "starting mesh-provisioner",
@@ -63,6 +65,7 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
         maxWaitMs: cfg.maxWaitMs,
         replicas: cfg.replicas,
         inboxPrefix: cfg.connection.inboxPrefix,
+        jetstream: jetStreamAccess(nc, { domain: cfg.connection.jsDomain, inboxPrefix: cfg.connection.inboxPrefix }),
         bucketLimits: cfg.bucketLimits,
         floodLimits: cfg.floodLimits,
         checkpointEveryMs: cfg.checkpointEveryMs,
@@ -71,7 +74,7 @@ export async function serve(flags: ServeFlags, env: NodeJS.ProcessEnv = process.
       },
       log,
     );
-    metrics?.bind(provisioner, provisioner.jsm);
+    metrics?.bind(provisioner, provisioner.jsm, provisioner.jetstream.objm());
     const http =
       listening && metrics ? (await import("../http/server.js")).startHttp({ listening, token: cfg.httpToken, provisioner, metrics, log }) : undefined;
     const l = log;

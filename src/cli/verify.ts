@@ -24,7 +24,7 @@ export async function verifyCommand(flags: ConnectionFlags & { json?: boolean; a
     const log = createLogger({ level: "error" });
     try {
       for (let i = 0; i < attempts; i++) {
-        const truth = await readBuckets(nc, log, { inboxPrefix: cfg.inboxPrefix });
+        const truth = await readBuckets(nc, log, { inboxPrefix: cfg.inboxPrefix, jsDomain: cfg.jsDomain });
         differences = [];
         for (const w of WHATS) {
           const answer = await new ProvisionerClient(nc).get({ what: w, minRevision: truth[w].revision });

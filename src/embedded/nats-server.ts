@@ -21,6 +21,7 @@ import { startWatchdog, type Watchdog } from "./watchdog.js";
 
 export interface NatsServerOptions {
   jetstream?: boolean; // default true
+  jsDomain?: string; // the JetStream domain of this server (jetstream { domain }), as a hub's or a leaf's own
   configText?: string; // extra config appended to the generated config file
   debug?: boolean;
   host?: string; // client listen address, default 127.0.0.1 (monitoring and routes stay on loopback)
@@ -160,7 +161,8 @@ function configFor(l: Layout, storeDir: string, opts: NatsServerOptions): string
   if (opts.debug) lines.push("debug: true", "trace: false");
   if (opts.jetstream !== false) {
     const max = opts.maxFileStore === undefined ? "" : `, max_file_store: ${opts.maxFileStore}`;
-    lines.push(`jetstream { store_dir: ${JSON.stringify(storeDir)}${max} }`);
+    const domain = opts.jsDomain === undefined ? "" : `, domain: ${JSON.stringify(opts.jsDomain)}`;
+    lines.push(`jetstream { store_dir: ${JSON.stringify(storeDir)}${max}${domain} }`);
   }
   if (l.cluster) {
     const { name, port, routes } = l.cluster;

@@ -5,8 +5,7 @@
  * checkpoints' bucket (its age and size, read from the bus, bounded), which
  * every instance sees alike.
  */
-import type { JetStreamManager } from "@nats-io/jetstream";
-import { Objm, type ObjectInfo, type ObjectStore } from "@nats-io/obj";
+import type { Objm, ObjectInfo, ObjectStore } from "@nats-io/obj";
 import { CHECKPOINT_BUCKET } from "mesh-provisioner-client/keys";
 import { FALLBACK_REASONS } from "../checkpoints/stream-identity.js";
 import type { MetricsDef } from "./define.js";
@@ -15,7 +14,7 @@ import { bounded, shared } from "./bus-read.js";
 
 export const CHECKPOINTED = ["needs", "applied", "collect"] as const;
 
-export function checkpointMetrics(def: MetricsDef, source: SourceOf, jsmOf: () => JetStreamManager | undefined): void {
+export function checkpointMetrics(def: MetricsDef, source: SourceOf, objmOf: () => Objm | undefined): void {
   const counts = () => source()?.checkpoints.snapshot();
   def.tallyCounter(
     {
@@ -72,16 +71,16 @@ export function checkpointMetrics(def: MetricsDef, source: SourceOf, jsmOf: () =
 
   // The checkpoints' bucket is opened at the first scrape that needs it, and again after a failure.
   let store: Promise<ObjectStore | undefined> | undefined;
-  const objects = (jsm: JetStreamManager): Promise<ObjectStore | undefined> =>
-    (store ??= bounded(() => new Objm(jsm.jetstream()).open(CHECKPOINT_BUCKET)).then((os) => {
+  const objects = (objm: Objm): Promise<ObjectStore | undefined> =>
+    (store ??= bounded(() => objm.open(CHECKPOINT_BUCKET)).then((os) => {
       if (os === undefined) store = undefined;
       return os;
     }));
   const newest = shared(async (): Promise<(ObjectInfo | null | undefined)[]> => {
     const p = source();
-    const jsm = jsmOf();
-    if (!p || !jsm || !p.connected()) return CHECKPOINTED.map(() => undefined);
-    const os = await objects(jsm);
+    const objm = objmOf();
+    if (!p || !objm || !p.connected()) return CHECKPOINTED.map(() => undefined);
+    const os = await objects(objm);
     if (os === undefined) return CHECKPOINTED.map(() => undefined);
     return Promise.all(CHECKPOINTED.map((name) => bounded(() => os.info(name))));
   });

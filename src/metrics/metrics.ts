@@ -12,6 +12,7 @@
  */
 import { collectDefaultMetrics, Registry } from "prom-client";
 import type { JetStreamManager } from "@nats-io/jetstream";
+import type { Objm } from "@nats-io/obj";
 import { VERSION } from "../version.js";
 import { readiness } from "../http/server.js";
 import { MetricsDef, type CatalogEntry } from "./define.js";
@@ -33,8 +34,8 @@ export interface Metrics {
   readonly catalog: readonly CatalogEntry[];
   /** Hook for the verb: one call per answered request. */
   observe(status: number, what: string, seconds: number): void;
-  /** Read the running provisioner from now on. */
-  bind(p: MetricsSource, jsm: JetStreamManager): void;
+  /** Read the running provisioner from now on, and its buckets' streams through its JetStream manager and object store manager (its domain's, if any). */
+  bind(p: MetricsSource, jsm: JetStreamManager, objm: Objm): void;
 }
 
 export interface MetricsOptions {
@@ -49,6 +50,7 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   const def = new MetricsDef(registry);
   let source: MetricsSource | undefined;
   let jsm: JetStreamManager | undefined;
+  let objm: Objm | undefined;
   const sourceOf = (): MetricsSource | undefined => source;
 
   def
@@ -69,16 +71,17 @@ export function createMetrics(opts: MetricsOptions = {}): Metrics {
   projectionMetrics(def, sourceOf, () => jsm);
   reconcileMetrics(def, sourceOf);
   const observe = verbMetrics(def);
-  checkpointMetrics(def, sourceOf, () => jsm);
+  checkpointMetrics(def, sourceOf, () => objm);
   connectionMetrics(def, opts.nc);
   floodingMetrics(def, sourceOf);
   return {
     registry,
     catalog: def.catalog,
     observe,
-    bind(p, j) {
+    bind(p, j, o) {
       source = p;
       jsm = j;
+      objm = o;
     },
   };
 }

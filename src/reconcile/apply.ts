@@ -61,6 +61,8 @@ export interface RegistryWriterOptions {
   readonly conditional: () => boolean;
   /** Reads a key's last message (a create over a deleted key is conditional on its delete's marker). */
   readonly kv: Pick<KV, "get">;
+  /** The subject a write to a key's subject is published on (the JetStream domain's, if any: JetStreamAccess.publishSubject); as is when absent. */
+  readonly publishSubject?: (subject: string) => string;
 }
 
 /** Registry writes as JetStream publishes on the bucket's subjects, with the writer's instance in a header. */
@@ -69,7 +71,7 @@ export function kvRegistryWriter(js: JetStreamClient, bucket: string, instance: 
     const h = headers();
     h.set(WRITER_HEADER, instance);
     if (op) h.set("KV-Operation", op);
-    const ack = await js.publish(`$KV.${bucket}.${kind}`, data, {
+    const ack = await js.publish(opts.publishSubject?.(`$KV.${bucket}.${kind}`) ?? `$KV.${bucket}.${kind}`, data, {
       headers: h,
       ...(expected === undefined ? {} : { expect: { lastSubjectSequence: expected } }),
     });

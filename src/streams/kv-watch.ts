@@ -32,7 +32,6 @@
 import { Observable } from "rxjs";
 import { randomBytes } from "node:crypto";
 import { createInbox, millis, type NatsConnection } from "@nats-io/nats-core";
-import { jetstreamManager } from "@nats-io/jetstream";
 import { streamName } from "mesh-provisioner-client/keys";
 import type { Logger } from "../log.js";
 import { attemptTimeoutMs, isTimeout, warnsAt, RESUME_TIMEOUT_MS } from "./retry.js";
@@ -50,6 +49,7 @@ import {
 import { CreationGate } from "./creation-gate.js";
 import { deliver, type Delivery, type RawEntry } from "./delivery.js";
 import { firstSeqFrom } from "./stream-tail.js";
+import { jetStreamAccess, type JetStreamAccess } from "./jetstream-access.js";
 
 export type { RawEntry } from "./delivery.js";
 
@@ -79,6 +79,8 @@ export interface WatchDeps {
   readonly log: Logger;
   /** The prefix of the watch's delivery inboxes: the connection's own (a user confined to its own inboxes needs it); `_INBOX` if not given. */
   readonly inboxPrefix?: string;
+  /** The JetStream the bucket is in (its domain, if any): the process's one access; the connection's own JetStream when absent. */
+  readonly jetstream?: JetStreamAccess;
   /** The watches of one instance share a gate, so they create their consumers one at a time (a watch alone gets its own). */
   readonly gate?: CreationGate;
   /** Told of every consumer creation asked for, and how it ended (the instance's tally: /metrics, $SRV.STATS). */
@@ -121,7 +123,8 @@ function consumerNamePrefix(): string {
 export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<WatchEvent> {
   return new Observable<WatchEvent>((subscriber) => {
     const { nc, log } = deps;
-    const probe = jetstreamManager(nc, { timeout: RESUME_TIMEOUT_MS, checkAPI: false });
+    const access = deps.jetstream ?? jetStreamAccess(nc, { inboxPrefix: deps.inboxPrefix });
+    const probe = access.manager({ timeout: RESUME_TIMEOUT_MS, checkAPI: false });
     const stream = streamName(opts.bucket);
     const prefix = `$KV.${opts.bucket}.`;
     const baseRetry = opts.retryMs ?? BACKOFF.watch.baseMs;
@@ -144,7 +147,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       current = undefined;
       old?.stop();
       const jsTimeout = attemptTimeoutMs({ reason, failures: backoff.failures });
-      const jsm = jetstreamManager(nc, { timeout: jsTimeout, checkAPI: false });
+      const jsm = access.manager({ timeout: jsTimeout, checkAPI: false });
       let step = "read the stream's state";
       let leave: (() => void) | undefined;
       try {
@@ -192,7 +195,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         let info;
         try {
           const config = watchConsumerConfig(plan, { name, deliverSubject: `${names.deliverPrefix}.1`, filter: watchFilter(prefix, si.config.subjects) });
-          info = await (await jetstreamManager(nc, { timeout, checkAPI: false })).consumers.add(stream, config);
+          info = await (await access.manager({ timeout, checkAPI: false })).consumers.add(stream, config);
         } catch (err) {
           note(isTimeout(err) ? "timed-out" : "failed");
           if (!isTimeout(err)) unanswered = undefined;
@@ -270,7 +273,8 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
     /** A consumer asked for and then given up on (the start it was for is no longer wanted): delete it if it was made. */
     const abandon = (namePrefix: string): void => {
       unanswered = undefined;
-      void jetstreamManager(nc, { timeout: RESUME_TIMEOUT_MS, checkAPI: false })
+      void access
+        .manager({ timeout: RESUME_TIMEOUT_MS, checkAPI: false })
         .then((m) => m.consumers.delete(stream, `${namePrefix}_1`))
         .catch(() => undefined);
     };
@@ -314,7 +318,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
         behind = undefined;
         // Nothing applied since the last check, the stream's last sequence ahead: either every message after
         // `applied` is gone (deleted, purged, expired), and the projection is at the stream's end, or the watch stalled.
-        const next = await firstSeqFrom(nc, stream, applied + 1, `${prefix}>`, RESUME_TIMEOUT_MS).catch(() => -1);
+        const next = await firstSeqFrom(nc, stream, applied + 1, `${prefix}>`, RESUME_TIMEOUT_MS, access.apiPrefix).catch(() => -1);
         if (stopped || gen !== generation) return;
         if (next === undefined) reached?.(lastSeq);
         else onEnded(gen, `the watch stalled: the stream is at ${lastSeq}, the projection at ${applied}`, 0);

@@ -27,6 +27,7 @@ export async function firstSeqFrom(
   seq: number,
   subject: string,
   timeoutMs: number,
+  /** The JetStream API's prefix: `$JS.API`, or a domain's `$JS.<domain>.API` (jetstream-access.ts). */
   apiPrefix = "$JS.API",
 ): Promise<number | undefined> {
   const msg = await nc.request(`${apiPrefix}.STREAM.MSG.GET.${stream}`, JSON.stringify({ seq, next_by_subj: subject }), { timeout: timeoutMs });

@@ -161,6 +161,21 @@ describe("connectionConfig", () => {
       configError(() => connectionConfig({ inboxPrefix: bad }, {}), /--inbox-prefix ".*" must be subject tokens/);
     }
   });
+
+  test("the JetStream domain: none by default; NATS_JS_DOMAIN, then --js-domain, set it; serve's connection carries it", () => {
+    assert.equal(connectionConfig({}, {}).jsDomain, undefined);
+    assert.equal(connectionConfig({}, { NATS_JS_DOMAIN: "" }).jsDomain, undefined, "empty is unset");
+    assert.equal(connectionConfig({}, { NATS_JS_DOMAIN: "hub" }).jsDomain, "hub");
+    assert.equal(connectionConfig({ jsDomain: "site_1-a" }, { NATS_JS_DOMAIN: "hub" }).jsDomain, "site_1-a");
+    assert.equal(serveConfig({}, { NATS_JS_DOMAIN: "hub" }).connection.jsDomain, "hub");
+  });
+
+  test("a JetStream domain is one subject token: a dot, a wildcard or a space is refused naming the flag or the variable", () => {
+    for (const bad of ["hub.eu", "*", "hub>", "a b", " hub", "hub\t"]) {
+      configError(() => connectionConfig({ jsDomain: bad }, {}), /^--js-domain ".*" must be one JetStream domain.*no dot, wildcard \(\* or >\) or space/s);
+      configError(() => connectionConfig({}, { NATS_JS_DOMAIN: bad }), /^NATS_JS_DOMAIN ".*" must be one JetStream domain/s);
+    }
+  });
 });
 
 describe("serveConfig", () => {
