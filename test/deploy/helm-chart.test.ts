@@ -111,6 +111,13 @@ describe("the Helm chart, rendered by the real helm", { skip }, () => {
     }
   });
 
+  test("a JetStream domain reaches the service and the test pod as NATS_JS_DOMAIN, and nothing names one by default", () => {
+    const objects = render({ nats: { jsDomain: "hub" } });
+    assert.equal(envOf(deploymentOf(objects).spec.template.spec).get("NATS_JS_DOMAIN"), "hub");
+    assert.equal(envOf(testPod(objects).spec).get("NATS_JS_DOMAIN"), "hub");
+    assert.equal(envOf(deploymentOf(render({})).spec.template.spec).has("NATS_JS_DOMAIN"), false);
+  });
+
   test("one replica: no budget (it would block every drain); maxUnavailable replaces minAvailable when set", () => {
     const objects = render(ONE);
     assert.equal(deploymentOf(objects).spec.replicas, 1);
@@ -208,6 +215,7 @@ describe("the Helm chart refuses values it cannot honour", { skip }, () => {
     ["a password without its user", { nats: { auth: { type: "userPassword", content: "pw" } } }, "nats.auth.user"],
     ["TLS without a CA", { nats: { tls: { enabled: true } } }, "nats.tls.ca"],
     ["a Secret named twice", { nats: { auth: { type: "nkey", existingSecret: "s", content: "SU…" } } }, "not both"],
+    ["a JetStream domain of several tokens", { nats: { jsDomain: "hub.eu" } }, "/nats/jsDomain"],
   ];
   for (const [what, values, named] of refused) {
     test(`refused: ${what}`, () => {

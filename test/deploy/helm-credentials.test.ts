@@ -163,7 +163,10 @@ describe("the Helm chart's credentials, rendered by the real helm", { skip }, ()
       heapGrowing: 300,
     };
     const sets: object[] = [
-      { nats: { inboxPrefix: "_INBOX_mp", tls: { enabled: true, existingSecret: "t", useClientCertificate: true } }, config: { ...config, ...more } },
+      {
+        nats: { inboxPrefix: "_INBOX_mp", jsDomain: "hub", tls: { enabled: true, existingSecret: "t", useClientCertificate: true } },
+        config: { ...config, ...more },
+      },
       { http: { token: { existingSecret: "h" } } },
       ...AUTH.map((a) => ({ nats: { auth: { type: a.type, existingSecret: "a", ...userOf(a.type) } } })),
     ];

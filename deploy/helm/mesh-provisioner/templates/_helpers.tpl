@@ -161,6 +161,10 @@ The values that must agree with each other, checked where the schema cannot
 - name: NATS_INBOX_PREFIX
   value: {{ . | quote }}
 {{- end }}
+{{- with .Values.nats.jsDomain }}
+- name: NATS_JS_DOMAIN
+  value: {{ . | quote }}
+{{- end }}
 {{- if ne .Values.nats.auth.type "none" }}
 {{- $file := include "mesh-provisioner.authFile" . | fromJsonArray }}
 {{- if eq .Values.nats.auth.type "userPassword" }}
