@@ -4,13 +4,13 @@
  * chart rendered with a set of values, parsed into its objects.
  */
 import assert from "node:assert/strict";
-import { accessSync, constants as fsc, copyFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
-import { test } from "node:test";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
+import { executable, toolForTests, type Found } from "./tool.js";
 
 /** The version .ci/run installs (keep the two together). */
 export const HELM_VERSION = "v3.19.0";
@@ -18,17 +18,8 @@ export const HELM_VERSION = "v3.19.0";
 // dist/test/helpers/ -> the repository's chart
 export const CHART = fileURLToPath(new URL("../../../deploy/helm/mesh-provisioner/", import.meta.url));
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, fsc.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** The helm binary to run, or why there is none. */
-export function findHelm(env: NodeJS.ProcessEnv = process.env): { bin: string } | { missing: string } {
+export function findHelm(env: NodeJS.ProcessEnv = process.env): Found {
   const named = env["HELM_BIN"];
   if (named) return executable(named) ? { bin: named } : { missing: `HELM_BIN=${named} is not an executable file` };
   const cached = join(env["XDG_CACHE_HOME"] || join(homedir(), ".cache"), "mesh-provisioner", `helm-${HELM_VERSION}`, "helm");
@@ -47,13 +38,7 @@ export function findHelm(env: NodeJS.ProcessEnv = process.env): { bin: string } 
  * says how to install it.
  */
 export function helmForTests(): { bin: string; skip: string | false } {
-  const found = findHelm();
-  if ("bin" in found) return { bin: found.bin, skip: false };
-  if (process.env["CI"] === "true") {
-    test("helm is installed (CI=true: the chart's tests must run)", () => assert.fail(`${found.missing}; .ci/run installs it and exports HELM_BIN`));
-    return { bin: "", skip: "helm is missing: see the failing test 'helm is installed'" };
-  }
-  return { bin: "", skip: `${found.missing}; skipped here, and a failure in CI (CI=true)` };
+  return toolForTests(findHelm(), "helm", "the chart's tests must run");
 }
 
 export interface Ran {

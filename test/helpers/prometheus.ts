@@ -5,13 +5,12 @@
  * targets a test names and evaluating the rules it is given, and its HTTP API
  * (`/api/v1/alerts`, `/api/v1/rules`, `/api/v1/query`, `/api/v1/targets`).
  */
-import assert from "node:assert/strict";
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
-import { accessSync, closeSync, constants as fsc, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { closeSync, mkdtempSync, openSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { test } from "node:test";
+import { executable, toolForTests, type Found } from "./tool.js";
 import { parse, stringify } from "yaml";
 import { freePort } from "./nats-server.js";
 import { httpGet } from "./http-get.js";
@@ -20,17 +19,8 @@ import { httpGet } from "./http-get.js";
 export const RULES_FILE = fileURLToPath(new URL("../../../deploy/prometheus/mesh-provisioner-rules.yaml", import.meta.url));
 export const RULES_TEST_FILE = fileURLToPath(new URL("../../../deploy/prometheus/mesh-provisioner-rules.test.yaml", import.meta.url));
 
-function executable(path: string): boolean {
-  try {
-    accessSync(path, fsc.X_OK);
-    return true;
-  } catch {
-    return false;
-  }
-}
-
 /** A tool of Debian's `prometheus` package: PATH's, else /usr/bin's; or why there is none. */
-export function findPrometheusTool(name: "prometheus" | "promtool", env: NodeJS.ProcessEnv = process.env): { bin: string } | { missing: string } {
+export function findPrometheusTool(name: "prometheus" | "promtool", env: NodeJS.ProcessEnv = process.env): Found {
   for (const dir of [...(env["PATH"] ?? "").split(delimiter), "/usr/bin"]) {
     if (dir && executable(join(dir, name))) return { bin: join(dir, name) };
   }
@@ -45,13 +35,7 @@ export function findPrometheusTool(name: "prometheus" | "promtool", env: NodeJS.
  * says how to install it.
  */
 export function prometheusToolForTests(name: "prometheus" | "promtool"): { bin: string; skip: string | false } {
-  const found = findPrometheusTool(name);
-  if ("bin" in found) return { bin: found.bin, skip: false };
-  if (process.env["CI"] === "true") {
-    test(`${name} is installed (CI=true: the alert rules' tests must run)`, () => assert.fail(found.missing));
-    return { bin: "", skip: `${name} is missing: see the failing test '${name} is installed'` };
-  }
-  return { bin: "", skip: `${found.missing}; skipped here, and a failure in CI (CI=true)` };
+  return toolForTests(findPrometheusTool(name), name, "the alert rules' tests must run");
 }
 
 export interface Ran {

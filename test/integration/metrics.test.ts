@@ -7,7 +7,7 @@
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { accessSync, constants, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -24,24 +24,9 @@ import { spawnServed } from "../helpers/served.js";
 import { parseExposition, valueOf, type Exposition } from "../helpers/prometheus-text.js";
 import { LEFT_OUT, PROCESS_METRICS, PROMISED } from "../helpers/metrics-spec.js";
 import { expressions, isExported, loadDashboard, metricNamesIn } from "../helpers/grafana.js";
+import { prometheusToolForTests } from "../helpers/prometheus.js";
 
-const PROMTOOL = process.env["PROMTOOL_BIN"] ?? "/usr/bin/promtool";
-
-/** promtool's path, or why its test is skipped; with CI=true a missing promtool fails (.ci/run installs Debian's prometheus). */
-function promtoolForTests(): { bin: string; skip: string | false } {
-  try {
-    accessSync(PROMTOOL, constants.X_OK);
-    return { bin: PROMTOOL, skip: false };
-  } catch {
-    const missing = `promtool is not at ${PROMTOOL} (Debian's prometheus package; PROMTOOL_BIN names another)`;
-    if (process.env["CI"] === "true") {
-      test("promtool is installed (CI=true: the metrics' check must run)", () => assert.fail(`${missing}; .ci/run installs it`));
-      return { bin: "", skip: "promtool is missing: see the failing test 'promtool is installed'" };
-    }
-    return { bin: "", skip: `${missing}; skipped here, and a failure in CI (CI=true)` };
-  }
-}
-const promtool = promtoolForTests();
+const promtool = prometheusToolForTests("promtool");
 
 async function scrape(base: string): Promise<Exposition & { text: string }> {
   const r = await httpGet(`${base}/metrics`);
