@@ -54,6 +54,8 @@ describe("the dashboard's mesh-wide lists: registry, kinds, unanswered needs, ke
     await eventually(async () => assert.equal((await json(`${base}/api/overview`)).totals.needs, 27), { timeoutMs: 10_000 });
     // Synced is not reconciled: the registry's first writes land after the first sync. Only tracing's 3 needs stay unanswered once all 13 kinds are in.
     await eventually(async () => assert.equal((await json(`${base}/api/overview`)).totals.unanswered, 3), { timeoutMs: 10_000 });
+    // Both keys out of shape applied (needs and applied), not only the buckets the counts above cover.
+    await eventually(async () => assert.equal((await json(`${base}/api/out-of-shape`)).total, 2), { timeoutMs: 10_000 });
   });
 
   after(async () => {
@@ -177,6 +179,8 @@ describe("the dashboard's mesh-wide lists: registry, kinds, unanswered needs, ke
         async () => {
           const i = await json(`${base}/api/instances`);
           assert.equal(i.instances.length, 2, JSON.stringify(i));
+          // A standby joins the verb once synced: until then it is listed without its instance's stats.
+          assert.deepEqual(i.instances.map((x: any) => x.instance).sort(), [serve.instance, second.instance].sort(), JSON.stringify(i));
           return i;
         },
         { timeoutMs: 10_000, intervalMs: 300 },
