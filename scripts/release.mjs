@@ -27,38 +27,21 @@
  */
 import { execFileSync, spawnSync } from "node:child_process";
 import { createHash } from "node:crypto";
-import { accessSync, chmodSync, constants, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
-import { homedir } from "node:os";
-import { basename, delimiter, dirname, join, resolve } from "node:path";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { basename, dirname, join, resolve } from "node:path";
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";
 import { releaseNotes, sectionOf } from "./release/changelog.mjs";
+import { findHelm } from "./release/helm.mjs";
 import { sbomFor } from "./release/sbom.mjs";
 import { CHART_DIR, CLIENT, disagreements, sourceVersion } from "./release/versions.mjs";
 
 const root = fileURLToPath(new URL("..", import.meta.url));
-const HELM_VERSION = "v3.19.0";
 
 /** Stops with a one-line error. */
 function refuse(message) {
   console.error(`release: ${message}`);
   process.exit(1);
-}
-
-/** The helm binary to run, or undefined. */
-function findHelm() {
-  const cache = process.env.XDG_CACHE_HOME || join(homedir(), ".cache");
-  const candidates = process.env.HELM_BIN
-    ? [process.env.HELM_BIN]
-    : [join(cache, "mesh-provisioner", `helm-${HELM_VERSION}`, "helm"), ...(process.env.PATH ?? "").split(delimiter).map((d) => join(d, "helm"))];
-  return candidates.find((c) => {
-    try {
-      accessSync(c, constants.X_OK);
-      return statSync(c).isFile();
-    } catch {
-      return false;
-    }
-  });
 }
 
 /** Runs a command in the repository; its output is returned, or shown with a one-line error when it fails. */
@@ -88,13 +71,9 @@ const changelogPath = join(root, "CHANGELOG.md");
 const section = existsSync(changelogPath) ? sectionOf(readFileSync(changelogPath, "utf8"), version) : undefined;
 if (section === undefined || section.body === "") refuse(`CHANGELOG.md has no section "## [${version}]" with its changes`);
 
-const helm = findHelm();
-if (helm === undefined)
-  refuse(
-    process.env.HELM_BIN
-      ? `HELM_BIN=${process.env.HELM_BIN} is not an executable file`
-      : `helm not found: set HELM_BIN, or install it (go install helm.sh/helm/v3/cmd/helm@${HELM_VERSION})`,
-  );
+const found = findHelm();
+if (found.missing !== undefined) refuse(found.missing);
+const helm = found.bin;
 
 const out = resolve(options.out ?? join(root, "release", version));
 if (existsSync(out)) refuse(`${out} already exists: remove it, or pass --out DIR`);

@@ -4,7 +4,7 @@
  * chart rendered with a set of values, parsed into its objects.
  */
 import assert from "node:assert/strict";
-import { copyFileSync, cpSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { copyFileSync, cpSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { homedir, tmpdir } from "node:os";
 import { delimiter, join } from "node:path";
@@ -12,11 +12,16 @@ import { fileURLToPath } from "node:url";
 import { parseAllDocuments } from "yaml";
 import { executable, toolForTests, type Found } from "./tool.js";
 
-/** The version .ci/run installs (keep the two together). */
-export const HELM_VERSION = "v3.19.0";
-
 // dist/test/helpers/ -> the repository's chart
 export const CHART = fileURLToPath(new URL("../../../deploy/helm/mesh-provisioner/", import.meta.url));
+
+/** The version .ci/run pins and builds (`HELM_VERSION="v…"` there, its one place). */
+export const HELM_VERSION = ((): string => {
+  const ciRun = fileURLToPath(new URL("../../../.ci/run", import.meta.url));
+  const pinned = /^HELM_VERSION="(v[0-9][^"]*)"/m.exec(readFileSync(ciRun, "utf8"));
+  if (pinned?.[1] === undefined) throw new TypeError(`${ciRun} pins no HELM_VERSION="v…" line`);
+  return pinned[1];
+})();
 
 /** The helm binary to run, or why there is none. */
 export function findHelm(env: NodeJS.ProcessEnv = process.env): Found {

@@ -169,8 +169,8 @@ describe("npm run release makes a folder an operator can check", { skip: noHelm,
 });
 
 describe("npm run release refuses before making anything", () => {
-  /** The files the release's checks read, and its scripts, copied into a temporary tree. */
-  const FILES = ["package.json", "package-lock.json", "client/package.json", "go/version.go", CHART, "CHANGELOG.md"];
+  /** The files the release's checks read (.ci/run pins the helm it looks for), and its scripts, copied into a temporary tree. */
+  const FILES = ["package.json", "package-lock.json", "client/package.json", "go/version.go", CHART, "CHANGELOG.md", ".ci/run"];
   let tree: string;
 
   before(() => {
