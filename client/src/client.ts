@@ -57,7 +57,7 @@ export function decodeReply<W extends What>(m: Msg): Page<W> {
   const code = m.headers?.get("Nats-Service-Error-Code");
   if (code) throw new VerbError(Number(code), m.headers?.get("Nats-Service-Error") ?? "error", staleOfErrorBody(m));
   const page = m.json<Page<W>>();
-  if (!("stale" in page)) return page;
+  if (typeof page !== "object" || page === null || !("stale" in page)) return page;
   const { stale, ...rest } = page;
   const read = readStaleness(stale);
   return read === undefined ? rest : { ...rest, stale: read };
