@@ -1,7 +1,9 @@
 package provisioner
 
 import (
+	"bytes"
 	"context"
+	"encoding/json"
 	"errors"
 	"fmt"
 	"strconv"
@@ -95,7 +97,8 @@ func WithNeedsScope() Option {
 }
 
 // WithSeatCheck is how often a watch asks $SRV.STATS who holds the seat (only
-// the holder publishes the feed); default 5 s, 0 never.
+// the holder publishes the feed), and takes a fresh snapshot while its view
+// is stale; default 5 s, 0 never.
 func WithSeatCheck(d time.Duration) Option { return func(c *Client) { c.seatCheck = d } }
 
 // WithErrorHandler is called when a watch's snapshot fails and is tried again,
@@ -194,15 +197,17 @@ func (c *Client) ask(ctx context.Context, subject string, body []byte) ([]byte, 
 	if err != nil {
 		return nil, fmt.Errorf("mesh-provisioner: no answer from %s (is mesh-provisioner serve running, and may this user ask it?): %w", subject, err)
 	}
-	if err := serviceError(m.Header); err != nil {
+	if err := serviceError(m.Header, m.Data); err != nil {
 		return nil, err
 	}
 	return m.Data, nil
 }
 
-// serviceError is the *VerbError a reply's headers carry, or nil when the
-// reply is not a service error. A code that is not a number is a 500.
-func serviceError(h nats.Header) error {
+// serviceError is the *VerbError a reply's headers carry, with the staleness
+// its body carries (a body that is not JSON, or carries none, gives none), or
+// nil when the reply is not a service error. A code that is not a number is
+// a 500.
+func serviceError(h nats.Header, body []byte) error {
 	code := h.Get("Nats-Service-Error-Code")
 	if code == "" {
 		return nil
@@ -215,7 +220,16 @@ func serviceError(h nats.Header) error {
 	if msg == "" {
 		msg = "error"
 	}
-	return &VerbError{Code: n, Message: msg}
+	ve := &VerbError{Code: n, Message: msg}
+	if bytes.Contains(body, []byte(`"stale"`)) {
+		var b struct {
+			Stale json.RawMessage `json:"stale"`
+		}
+		if json.Unmarshal(body, &b) == nil {
+			ve.Stale = readStaleness(b.Stale)
+		}
+	}
+	return ve
 }
 
 // requestUnder is a request whose reply comes to an inbox under the client's

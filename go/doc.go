@@ -22,15 +22,23 @@
 //     names no node for n1's. The grant does not let it open a node bucket
 //     (jetstream.KeyValue asks for the stream's info, which would list every
 //     node's keys): a node writes its own keys with a JetStream publish on
-//     $KV.<bucket>.<key>, e.g. js.Publish(ctx,
-//     "$KV.mesh-provisioner_needs."+key, value), whose PubAck.Sequence is
-//     the revision to pass as MinRevision.
+//     PutSubject(what, key, domain), e.g. js.Publish(ctx,
+//     PutSubject(Needs, key, ""), value), whose PubAck.Sequence is the
+//     revision to pass as MinRevision. At a site's leaf server the domain is
+//     the hub's: PutSubject(Needs, key, "hub").
 //   - A provider's grant (--role provider) allows NeedsVerbSubject, which
 //     answers the registry and every node's needs, and replies under
 //     ProviderInboxPrefix: give the client WithNeedsScope().
 //   - Without either, the client asks VerbSubject, the whole mesh, which the
 //     provisioner's grant (operators) allows; a request naming a node is
 //     asked on that node's subject (the same answer).
+//
+// Staleness: an instance whose projection has heard nothing from its
+// bucket's stream for longer than its --stale-after (a site cut off from its
+// hub) still answers, and says so: Page.Stale, Answer.Stale (the page's
+// whose Since is the oldest), View.Stale (the last snapshot's) and
+// VerbError.Stale are a *Staleness, nil when current. One the client cannot
+// read is ignored, and the answer stands.
 //
 // Errors: match a refusal with errors.Is against its sentinel, never by its
 // message, which is for people and may be reworded. ErrBadRequest (400: fix

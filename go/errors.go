@@ -54,6 +54,11 @@ type VerbError struct {
 	Message string
 	// Local is true when the client refused the request before sending it.
 	Local bool
+	// Stale is the staleness the error's body carried: the asked projection
+	// had heard nothing from its stream for longer than the service's
+	// --stale-after (a 504 from a site cut off from its hub says since when,
+	// and the revision it holds).
+	Stale *Staleness
 	// kind is the sentinel the error matches when it is finer than its
 	// Code's (a local ErrRequestTooLarge).
 	kind error

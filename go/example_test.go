@@ -71,3 +71,14 @@ func ExampleCollectKey() {
 	// n1.shell=3Azsh=3Anormal.web <nil>
 	// module web.api
 }
+
+// A node's write of its own key is a JetStream publish on the key's subject;
+// at a site's leaf server, behind the hub's JetStream domain.
+func ExamplePutSubject() {
+	key, _ := provisioner.NeedsKey("n1", "web", "config", "port")
+	fmt.Println(provisioner.PutSubject(provisioner.Needs, key, ""))
+	fmt.Println(provisioner.PutSubject(provisioner.Needs, key, "hub"))
+	// Output:
+	// $KV.mesh-provisioner_needs.n1.web.config.port
+	// $JS.hub.API.$KV.mesh-provisioner_needs.n1.web.config.port
+}

@@ -147,7 +147,8 @@ func decodeRaw(what What, raw rawPage) decoded {
 }
 
 // Get asks for r and merges every page: the entries and the keys out of shape
-// in key order, and the highest revision a page was answered at.
+// in key order, the highest revision a page was answered at, and the
+// staleness of the page whose Since is the oldest (nil when none was stale).
 func (c *Client) Get(ctx context.Context, r Request) (*Answer, error) {
 	a, _, err := c.getWithLowest(ctx, r)
 	return a, err
@@ -170,6 +171,7 @@ func (c *Client) getWithLowest(ctx context.Context, r Request) (*Answer, uint64,
 		a.Revision = max(a.Revision, p.Revision)
 		a.Entries = append(a.Entries, p.Entries...)
 		a.OutOfShape = append(a.OutOfShape, p.OutOfShape...)
+		a.Stale = oldestStaleness(a.Stale, p.Stale)
 	}
 	return a, lowest, nil
 }

@@ -79,10 +79,21 @@ type natsServer struct {
 // startNATS starts a nats-server with JetStream; extra is appended to its config.
 func startNATS(t *testing.T, extra string) *natsServer {
 	t.Helper()
+	return startNATSInDomain(t, "", extra)
+}
+
+// startNATSInDomain starts a nats-server whose JetStream is in domain ("":
+// none, as startNATS); extra is appended to its config.
+func startNATSInDomain(t *testing.T, domain, extra string) *natsServer {
+	t.Helper()
 	dir := t.TempDir()
 	port := freePort(t)
 	conf := filepath.Join(dir, "nats.conf")
-	text := fmt.Sprintf("listen: \"127.0.0.1:%d\"\njetstream { store_dir: %q }\n%s\n", port, filepath.Join(dir, "store"), extra)
+	js := fmt.Sprintf("store_dir: %q", filepath.Join(dir, "store"))
+	if domain != "" {
+		js += fmt.Sprintf(", domain: %q", domain)
+	}
+	text := fmt.Sprintf("listen: \"127.0.0.1:%d\"\njetstream { %s }\n%s\n", port, js, extra)
 	if err := os.WriteFile(conf, []byte(text), 0o600); err != nil {
 		t.Fatal(err)
 	}

@@ -61,6 +61,27 @@ func CollectKey(node, collection, contributor string) (string, error) {
 	return node + "." + escaped + "." + contributor, nil
 }
 
+// PutSubject is the subject of a node's write of key to what's bucket: a
+// JetStream publish there is a KV put (with the header KV-Operation: DEL, a
+// delete), and its PubAck.Sequence the revision to ask with MinRevision. A
+// node writes so because its grant does not let it open the bucket
+// (jetstream.KeyValue asks for the stream's info, which would list every
+// node's keys).
+//
+// domain is the JetStream domain of the buckets when they are not the
+// connection's own: a node at a site's leaf server writes to the hub's
+// buckets behind the hub's domain, $JS.<domain>.API.$KV.<bucket>.<key>,
+// which the hub's servers map back to the bucket (nats.go's KeyValue puts so
+// for a jetstream.NewWithDomain); a plain $KV.<bucket>.<key> from a leaf
+// server finds no stream. "" is the connection's own: $KV.<bucket>.<key>.
+func PutSubject(what What, key, domain string) string {
+	subject := "$KV.mesh-provisioner_" + string(what) + "." + key
+	if domain == "" {
+		return subject
+	}
+	return "$JS." + domain + ".API." + subject
+}
+
 // ProviderInboxPrefix is the inbox prefix a provider's grant lets it receive
 // replies under (what `mesh-provisioner permissions --role provider` prints).
 const ProviderInboxPrefix = "_INBOX_mesh-provider"

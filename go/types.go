@@ -165,6 +165,9 @@ type Page struct {
 	// Next is the key to ask After when more remains; HasNext says whether it does.
 	Next    string
 	HasNext bool
+	// Stale is set when the projection that answered had heard nothing from
+	// its bucket's stream for longer than the service's --stale-after.
+	Stale *Staleness
 }
 
 // Answer is every page of an answer merged.
@@ -174,6 +177,9 @@ type Answer struct {
 	Revision   uint64
 	Entries    []Entry
 	OutOfShape []OutOfShape
+	// Stale is the staleness of the page whose Since is the oldest; nil when
+	// no page was stale.
+	Stale *Staleness
 }
 
 // pageOf is a page as JSON, with its entries typed by the bucket.
@@ -183,6 +189,8 @@ type pageOf[T any] struct {
 	Entries    []T          `json:"entries"`
 	OutOfShape []OutOfShape `json:"outOfShape"`
 	Next       *string      `json:"next"`
+	// Stale is read by readStaleness, which drops one out of shape.
+	Stale json.RawMessage `json:"stale"`
 }
 
 func decodeTyped[T any, P interface {
@@ -198,7 +206,7 @@ func decodeTyped[T any, P interface {
 	for i := range p.Entries {
 		entries[i] = P(&p.Entries[i])
 	}
-	page := &Page{What: p.What, Revision: p.Revision, Entries: entries, OutOfShape: p.OutOfShape}
+	page := &Page{What: p.What, Revision: p.Revision, Entries: entries, OutOfShape: p.OutOfShape, Stale: readStaleness(p.Stale)}
 	if p.Next != nil {
 		page.Next, page.HasNext = *p.Next, true
 	}
@@ -291,4 +299,7 @@ type View struct {
 	Synced     bool
 	Entries    map[string]Entry
 	OutOfShape map[string]OutOfShape
+	// Stale is the last snapshot's staleness (nil: it was not stale). The
+	// feed's events do not clear it; a snapshot that is not stale does.
+	Stale *Staleness
 }

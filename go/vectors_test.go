@@ -347,7 +347,7 @@ func TestVectorsReplies(t *testing.T) {
 		for k, val := range e.Headers {
 			h.Set(k, val)
 		}
-		err := serviceError(h)
+		err := serviceError(h, nil)
 		var ve *VerbError
 		if !errors.As(err, &ve) || ve.Code != e.Code || ve.Local || !errors.Is(err, byStatus[e.Code]) {
 			t.Errorf("headers %v: %v, want a %d matching %v", e.Headers, err, e.Code, byStatus[e.Code])
@@ -357,7 +357,7 @@ func TestVectorsReplies(t *testing.T) {
 			t.Errorf("code %d: Retryable() = %v", e.Code, ve.Retryable())
 		}
 	}
-	if err := serviceError(nats.Header{}); err != nil {
+	if err := serviceError(nats.Header{}, nil); err != nil {
 		t.Errorf("a reply without Nats-Service-Error-Code is %v", err)
 	}
 }

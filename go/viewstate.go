@@ -11,6 +11,11 @@ import "maps"
 // is lost and nothing is applied twice. It is the TypeScript client's
 // ViewState, rule for rule, and is owned by one goroutine.
 //
+// The view's Stale is the last snapshot's. The feed's events do not clear
+// it: the seat's holder publishes them, and those published while the
+// answering projection heard nothing (a site cut off from its hub) never
+// reached the view either, so only a snapshot that is not stale clears it.
+//
 // Views handed out share the maps until the next change, which copies them
 // first (copy on write): a view once sent never changes, and a watch with no
 // reader waiting copies nothing.
@@ -21,6 +26,8 @@ type viewState struct {
 	seen     map[string]uint64
 	revision uint64
 	synced   bool
+	// stale is the last snapshot's staleness.
+	stale *Staleness
 	// pending holds events while a snapshot is taken; nil when applying directly.
 	pending []*FeedEvent
 	holding bool
@@ -59,7 +66,7 @@ func (s *viewState) endSnapshot(a *Answer, lowest uint64) bool {
 		seen[o.Key] = lowest
 	}
 	s.entries, s.outOfShape, s.seen, s.shared = entries, outOfShape, seen, false
-	s.revision = a.Revision
+	s.revision, s.stale = a.Revision, a.Stale
 	kept := s.pending
 	s.pending, s.holding = nil, false
 	for _, ev := range kept {
@@ -115,5 +122,5 @@ func (s *viewState) applyNow(ev *FeedEvent) bool {
 // view is the view now; its maps are shared until the next change.
 func (s *viewState) view() View {
 	s.shared = true
-	return View{Revision: s.revision, Synced: s.synced, Entries: s.entries, OutOfShape: s.outOfShape}
+	return View{Revision: s.revision, Synced: s.synced, Entries: s.entries, OutOfShape: s.outOfShape, Stale: s.stale}
 }

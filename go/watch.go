@@ -25,6 +25,12 @@ import (
 //     same one taking the seat anew (only the holder publishes the feed, and
 //     only while one hold lasts); while nobody holds it the view is not Synced.
 //
+// A view whose last snapshot was stale (View.Stale: the answering projection
+// had heard nothing from its stream for longer than --stale-after) takes a
+// fresh one at each seat check, until one is not: the feed's events alone
+// never clear a view's staleness, and the answering instance catches up on
+// its own once its stream is heard from again.
+//
 // A snapshot that fails (503 while the service syncs, 504, no answer) is
 // tried again after a wait whose ceiling doubles from 100 ms up to 5 s while
 // snapshots keep failing; each wait is drawn at random from the ceiling's
@@ -167,6 +173,9 @@ func (w *watch) run(ctx context.Context) {
 		case list := <-w.seat:
 			w.onSeat(ctx, list)
 		case <-seatTick:
+			if w.state.synced && w.state.stale != nil {
+				w.take(ctx, "stale")
+			}
 			go func() {
 				list, err := w.c.Instances(ctx, 500*time.Millisecond)
 				if err == nil {

@@ -9,6 +9,7 @@ import type { What } from "./keys/mod.js";
 import { MESH_SCOPE, NEEDS_SCOPE, nodeScope, requestSubject, type VerbScope } from "./protocol/scope.js";
 import { NoAnswerError, VerbError } from "./errors.js";
 import type { Answer, EntryOf, Page, ProvisionerRequest, View } from "./protocol/messages.js";
+import { oldestStaleness, readStaleness, type Staleness } from "./protocol/staleness.js";
 import { watchView, type WatchOptions } from "./watch.js";
 import { filtersOf } from "./narrowing.js";
 
@@ -38,11 +39,28 @@ export interface ClientOptions {
   readonly pageSize?: number;
 }
 
-/** Read a verb reply: the page, or a VerbError carrying the service's code (400, 503, 504, 500). */
+/** The `stale` of an error reply's body, when the body is a JSON object that carries one (the headers alone make the error). */
+function staleOfErrorBody(m: Msg): Staleness | undefined {
+  try {
+    return readStaleness((m.json() as { stale?: unknown } | null)?.stale);
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * Read a verb reply: the page, or a VerbError carrying the service's code
+ * (400, 403, 503, 504, 500) and the staleness its body carried. A `stale`
+ * out of shape is dropped (protocol/staleness.ts).
+ */
 export function decodeReply<W extends What>(m: Msg): Page<W> {
   const code = m.headers?.get("Nats-Service-Error-Code");
-  if (code) throw new VerbError(Number(code), m.headers?.get("Nats-Service-Error") ?? "error");
-  return m.json<Page<W>>();
+  if (code) throw new VerbError(Number(code), m.headers?.get("Nats-Service-Error") ?? "error", staleOfErrorBody(m));
+  const page = m.json<Page<W>>();
+  if (typeof page !== "object" || page === null || !("stale" in page)) return page;
+  const { stale, ...rest } = page;
+  const read = readStaleness(stale);
+  return read === undefined ? rest : { ...rest, stale: read };
 }
 
 export class ProvisionerClient {
@@ -90,7 +108,11 @@ export class ProvisionerClient {
     }
   }
 
-  /** The whole answer, every page merged: `{ what, revision, entries, outOfShape }`. */
+  /**
+   * The whole answer, every page merged: `{ what, revision, entries,
+   * outOfShape }`, and `stale` when a page was stale: that of the page whose
+   * `since` is the oldest.
+   */
   async get<W extends What = "registry">(
     request: ProvisionerRequest<W> = {} as ProvisionerRequest<W>,
     options: { onPage?: (page: Page<W>) => void } = {},
@@ -121,6 +143,7 @@ export class ProvisionerClient {
     let what = (request.what ?? "registry") as W;
     let revision = 0;
     let lowest = Number.POSITIVE_INFINITY;
+    let stale: Staleness | undefined;
     for await (const page of this.pages(request)) {
       onPage?.(page);
       what = page.what;
@@ -128,7 +151,8 @@ export class ProvisionerClient {
       lowest = Math.min(lowest, page.revision);
       for (const e of page.entries) entries.push(e);
       for (const o of page.outOfShape) outOfShape.push(o);
+      stale = oldestStaleness(stale, page.stale);
     }
-    return { answer: { what, revision, entries, outOfShape }, lowest: Number.isFinite(lowest) ? lowest : revision };
+    return { answer: { what, revision, entries, outOfShape, ...(stale === undefined ? {} : { stale }) }, lowest: Number.isFinite(lowest) ? lowest : revision };
   }
 }

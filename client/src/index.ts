@@ -15,6 +15,11 @@
  *   const nc = await connect({ servers, user, pass, inboxPrefix: inboxPrefix("node", "n1") });
  *   const n1 = new ProvisionerClient(nc, { scope: { node: "n1" } });
  *   const { entries } = await n1.get({ what: "needs" });   // n1's needs
+ *
+ * An answer, a view and a VerbError carry `stale` ({ since, silentMs,
+ * revision }) when the instance that answered had heard nothing from its
+ * bucket's stream for longer than its `--stale-after` (a site cut off from
+ * its hub): the entries are the bucket's at that revision, maybe not now.
  */
 export { ProvisionerClient, decodeReply, type ClientOptions, type ClientScope } from "./client.js";
 export { ClientError, NoAnswerError, VerbError } from "./errors.js";
@@ -40,4 +45,5 @@ export type {
   FeedEvent,
   View,
 } from "./protocol/messages.js";
+export type { Staleness } from "./protocol/staleness.js";
 export { VERB_SUBJECT, NEEDS_VERB_SUBJECT, nodeVerbSubject, FEED_PREFIX } from "./protocol/subjects.js";

@@ -10,9 +10,15 @@
  * first (copy on write): a view, once handed out, never changes, and a watch
  * whose views nobody took copies nothing. The Go client's viewState does the
  * same, rule for rule.
+ *
+ * The view's `stale` is the last snapshot's. The feed's events do not clear
+ * it: the seat's holder publishes them, and those published while the
+ * answering projection heard nothing (a site cut off from its hub) never
+ * reached the view either, so only a snapshot that is not stale clears it.
  */
 import type { What } from "./keys/mod.js";
 import type { AnyEntry, Answer, FeedEvent, OutOfShape, View } from "./protocol/messages.js";
+import type { Staleness } from "./protocol/staleness.js";
 
 /** An entry's key in its bucket: a registry entry's is its kind. */
 export function keyOfEntry(what: What, e: AnyEntry): string {
@@ -26,6 +32,8 @@ export class ViewState<W extends What = What> {
   private seen = new Map<string, number>();
   private revision = 0;
   private synced = false;
+  /** The last snapshot's staleness. */
+  private stale: Staleness | undefined;
   /** Events kept while a snapshot is taken; undefined when applying directly. */
   private pending: FeedEvent[] | undefined = [];
   /** The maps were handed out in a view: copy them before writing. */
@@ -66,6 +74,7 @@ export class ViewState<W extends What = What> {
     this.seen = seen;
     this.shared = false;
     this.revision = snapshot.revision;
+    this.stale = snapshot.stale;
     const kept = this.pending ?? [];
     this.pending = undefined;
     for (const ev of kept) if (ev.revision > lowest) this.applyNow(ev);
@@ -91,6 +100,11 @@ export class ViewState<W extends What = What> {
     return this.synced;
   }
 
+  /** The last snapshot's staleness (undefined: it was not stale). */
+  get staleness(): Staleness | undefined {
+    return this.stale;
+  }
+
   /** The view now; it never changes (the state copies its maps before its next change). */
   view(): View<W> {
     this.shared = true;
@@ -99,6 +113,7 @@ export class ViewState<W extends What = What> {
       synced: this.synced,
       entries: this.entries as unknown as View<W>["entries"],
       outOfShape: this.outOfShape,
+      ...(this.stale === undefined ? {} : { stale: this.stale }),
     };
   }
 

@@ -12,6 +12,11 @@
  * fresh snapshot from an instance that is behind never replaces a newer view.
  * A view, once handed out, never changes (ViewState copies on write); the
  * events of one read of the connection are handed out as one view.
+ * A view whose last snapshot was stale (the answering projection had heard
+ * nothing from its stream for longer than `--stale-after`) takes a fresh one
+ * at each seat check, until one is not: the feed's events alone never clear
+ * a view's staleness (ViewState), and the answering instance catches up on
+ * its own once its stream is heard from again.
  * A snapshot that fails (503 while the service syncs, 504, no answer) is
  * tried again after a wait by the retry policy (`BACKOFF.snapshot`), which
  * grows while snapshots keep failing and is drawn at random, so clients that
@@ -28,7 +33,7 @@ import type { Answer, FeedEvent, ProvisionerRequest, View } from "./protocol/mes
 import { ViewState } from "./view-state.js";
 
 export interface WatchOptions {
-  /** How often to ask who holds the seat (ms; 0: never). Default 5 s. */
+  /** How often to ask who holds the seat, and to take a fresh snapshot while the view is stale (ms; 0: never). Default 5 s. */
   readonly seatCheckMs?: number;
   /** Called when a snapshot fails and is tried again (the view stays as it was). */
   readonly onError?: (err: unknown) => void;
@@ -121,6 +126,8 @@ export function watchView<W extends What>(
     const seatTimer =
       seatCheckMs > 0
         ? setInterval(() => {
+            // A stale view asks again; it clears once an answer is not stale.
+            if (state.isSynced && state.staleness !== undefined) void take();
             void instances(nc, 500)
               .then((list) => {
                 if (stopped || list.length === 0) return;

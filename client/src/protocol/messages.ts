@@ -3,6 +3,7 @@
  * feed carries, per bucket. docs/protocol.md describes each field.
  */
 import type { What } from "./what.js";
+import type { Staleness } from "./staleness.js";
 
 export type { What };
 
@@ -91,6 +92,8 @@ export interface Page<W extends What = What> {
   readonly entries: EntryOf[W][];
   readonly outOfShape: OutOfShape[];
   readonly next?: string;
+  /** Present when the answering projection had heard nothing from its bucket's stream for longer than `--stale-after`. */
+  readonly stale?: Staleness;
 }
 
 /** Every page of an answer, merged. */
@@ -100,6 +103,8 @@ export interface Answer<W extends What = What> {
   readonly revision: number;
   readonly entries: EntryOf[W][];
   readonly outOfShape: OutOfShape[];
+  /** The staleness of the page whose `since` is the oldest; absent when no page was stale. */
+  readonly stale?: Staleness;
 }
 
 /** An event of the feed (`mesh-provisioner.feed.<what>.<key>`). */
@@ -120,4 +125,6 @@ export interface View<W extends What = What> {
   readonly synced: boolean;
   readonly entries: ReadonlyMap<string, EntryOf[W]>;
   readonly outOfShape: ReadonlyMap<string, OutOfShape>;
+  /** The staleness of the last snapshot (the feed's events do not clear it; a snapshot that is not stale does). */
+  readonly stale?: Staleness;
 }
