@@ -149,14 +149,18 @@ describe("a site cut off from its hub keeps answering, says how stale, and catch
     assert.ok(stale.revision < during, `it holds ${stale.revision}, the hub wrote ${during}`);
     assert.ok(stale.silentMs > STALE_AFTER_MS, JSON.stringify(stale));
     assert.match(stale.since, /^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z$/);
-    // The same question again: the same page (perhaps from the answer cache), its silence longer, since unchanged.
+    // The same question again, a while later: answered from the answer cache, its silence longer, since unchanged.
+    const siteStats = async () => statsOf((await atLeaf.request("$SRV.STATS.mesh-provisioner", "", { timeout: 3_000 })).json<StatsReply>());
+    const hits = (await siteStats())?.cacheHits ?? 0;
     await new Promise((r) => setTimeout(r, 300));
     const again = await ask(atLeaf, { node: "n1" });
     assert.ok(again.stale !== undefined && again.stale.silentMs > stale.silentMs, JSON.stringify(again.stale));
     assert.equal(again.stale.since, stale.since);
+    assert.deepEqual(keysOf(again), keysOf(first));
+    assert.equal((await siteStats())?.cacheHits, hits + 1, "the page came from the answer cache, and still says stale");
 
     // $SRV.STATS and /metrics say the same.
-    const stats = statsOf((await atLeaf.request("$SRV.STATS.mesh-provisioner", "", { timeout: 3_000 })).json<StatsReply>());
+    const stats = await siteStats();
     const projection = stats?.projections?.needs;
     assert.ok(projection?.stale !== undefined && projection.heardAt === stale.since, JSON.stringify(projection));
     const metrics = await httpGet(`${siteInstance.base}/metrics`);
@@ -184,6 +188,10 @@ describe("a site cut off from its hub keeps answering, says how stale, and catch
       { timeoutMs: 20_000, intervalMs: 200, message: "the site catches up" },
     );
     assert.ok(r.page!.revision >= after);
+    // Quiet is not stale: with nothing written for longer than --stale-after, the watch still hears the stream (its state, read every second).
+    await new Promise((r) => setTimeout(r, 2.5 * STALE_AFTER_MS));
+    const quiet = await ask(atLeaf, { node: "n1" });
+    assert.equal(quiet.stale, undefined, JSON.stringify(quiet.stale));
     const metrics = await httpGet(`${siteInstance.base}/metrics`);
     assert.match(metrics.body, /^mesh_provisioner_projection_stale\{bucket="needs"\} 0$/m);
     assert.equal(siteInstance.proc.exit, undefined, "the site's instance was never restarted");
