@@ -137,8 +137,9 @@ export const SERVE_SETTINGS = [
     key: "staleAfter",
     env: "MESH_PROVISIONER_STALE_AFTER",
     default: "5s",
-    // A watch hears from its stream at least every second while it can reach it (the stall check): below a second a
-    // busy moment would say stale; past an hour a cut-off site answers an hour without saying so.
+    // A watch hears a quiet stream once a second (the stall check's read of its state): near a second, an answer
+    // between two reads may say stale (the default leaves room for slow reads); past an hour a cut-off site answers
+    // an hour without saying so.
     bounds: { min: "1s", max: "1h" },
     help: "a projection that has heard nothing from its bucket's stream for longer than this says its answers may be stale",
   },
