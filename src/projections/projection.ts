@@ -302,7 +302,8 @@ export class Projection {
         }
         return;
       case "resuming":
-        this.log.info({ reason: ev.reason, fromRevision: ev.fromRevision }, "resuming the bucket's watch");
+        // Once a break (its retries, however long a cut link lasts, at debug: the watch warns of them itself).
+        this.log[this.isSynced ? "info" : "debug"]({ reason: ev.reason, fromRevision: ev.fromRevision }, "resuming the bucket's watch");
         this.rebuilding = undefined;
         // Before the first sync nothing is answered: entries are applied as they come. After it, held (see catchUp).
         // A resume while holding keeps what it holds and goes on after it (the watch resumes from `received`), so a
