@@ -7,7 +7,9 @@
  * at those revisions, so what a cache hit answers is what a fresh build
  * would. A kept answer's bytes are its own buffer, never written again once
  * built, so it may be published any number of times, whenever the client
- * copies it.
+ * copies it. A kept page never says `stale`: whether its projection has
+ * heard from its stream lately is a fact of the moment it is sent, written in
+ * then (`stale-reply.ts`), so a hit says stale exactly when a fresh build would.
  */
 import { LRUCache } from "lru-cache";
 import { answerHash, Doorkeeper } from "./doorkeeper.js";
