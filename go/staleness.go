@@ -9,7 +9,7 @@ import (
 // Staleness is what an answer says when the projection that answered it had
 // heard nothing from its bucket's stream for longer than the service's
 // --stale-after (a site cut off from its hub): its entries are the bucket's
-// at Revision, maybe not the bucket's now (docs/protocol.md, "Staleness").
+// at Revision, maybe not the bucket's now (docs/protocol.md, "Stale answers").
 type Staleness struct {
 	// Since is the last moment the projection heard from its stream.
 	Since time.Time

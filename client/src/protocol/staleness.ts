@@ -1,7 +1,7 @@
 /**
  * Staleness (pure): what a reply says when the projection that answered it
  * has heard nothing from its bucket's stream for longer than the service's
- * `--stale-after` (docs/protocol.md, "Staleness"). A reply carries it as
+ * `--stale-after` (docs/protocol.md, "Stale answers"). A reply carries it as
  * `stale`; an error reply's body carries it beside `error`.
  *
  * The clients read it leniently: a `stale` that is absent or `null` is no

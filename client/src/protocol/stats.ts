@@ -6,7 +6,7 @@
  * furthest revision applied; both take the shape from here.
  */
 import type { What } from "./what.js";
-import type { Staleness } from "./messages.js";
+import type { Staleness } from "./staleness.js";
 
 /** The seat's value in its bucket: who holds it, since when. */
 export interface HolderValue {
