@@ -37,6 +37,8 @@ const ADMIN = { user: "admin", password: pw() };
 const SITE_USERS: UserSpec[] = siteUsers(["n1", "n2"], HUB).map((u) => ({ ...u, password: pw() }));
 const site = (role: string, node?: string): UserSpec => SITE_USERS.find((u) => u.role === role && u.node === node)!;
 const N1 = site("node", "n1");
+/** A user of the site's server with no grant at all (a site misconfigured): only the leaf user's grant confines it. */
+const OPEN = { user: "open", password: pw() };
 const SITE = site("site");
 
 const NEEDS = BUCKETS.needs;
@@ -90,6 +92,7 @@ describe("grants at a site: a hub in domain hub, a site's leaf server with JetSt
     // The site's configuration as printed, but for the jetstream block, which the test's server writes with its store.
     const siteConfig = siteLeafConfig({ hubUrl: `nats-leaf://127.0.0.1:${leafPort}`, remote: LEAF, users: SITE_USERS, siteDomain: "site-a" });
     delete siteConfig["jetstream"];
+    (siteConfig as { accounts: { MESH: { users: unknown[] } } }).accounts.MESH.users.push(OPEN);
     leaf = await startNatsServer({ jsDomain: "site-a", configText: members(siteConfig) });
     admin = await connect({ servers: hub.url, user: ADMIN.user, pass: ADMIN.password });
     n1 = await connect({ servers: leaf.url, user: N1.user, pass: N1.password, inboxPrefix: inboxPrefix("node", "n1") });
@@ -167,6 +170,46 @@ describe("grants at a site: a hub in domain hub, a site's leaf server with JetSt
     // n2's key is as the hub wrote it.
     const needs = await jetStreamAccess(admin).kvm().open(NEEDS);
     assert.deepEqual((await needs.get("n2.web.config.port"))?.json(), { default: 9090 });
+  });
+
+  test("the leaf user's grant confines the whole site: even a local user with no grant writes no other site's node and hears nothing of it", async () => {
+    // Under n1's inbox prefix: the hub delivers replies to the site on its local users' prefixes alone.
+    const open = await connect({ servers: leaf.url, user: OPEN.user, pass: OPEN.password, inboxPrefix: inboxPrefix("node", "n1") });
+    try {
+      const heard: string[] = [];
+      open.subscribe("mesh-provisioner.feed.>", { callback: (err, m) => void (err || heard.push(m.subject)) });
+      open.subscribe("_INBOX_mesh-node_n3.>", { callback: (err, m) => void (err || heard.push(m.subject)) });
+      await open.flush();
+      const js = jetStreamAccess(open, { domain: HUB }).client(SHORT);
+      // Its own site's node, as a control: the write reaches the hub's bucket.
+      await eventually(() => js.publish(`$JS.${HUB}.API.$KV.${NEEDS}.n1.open.config.x`, "{}"), { timeoutMs: 5_000, intervalMs: 100 });
+      // Another site's node n3, the registry and the seat: the hub takes none of them from this leaf.
+      for (const subject of [`$KV.${NEEDS}.n3.web.config.port`, `$KV.${BUCKETS.registry}.config`, `$KV.${SEAT_BUCKET}.holder`]) {
+        await assert.rejects(js.publish(`$JS.${HUB}.API.${subject}`, "{}", { timeout: SHORT.timeout }), `${subject} is not written from the site`);
+      }
+      // The hub's feed of its own site's node reaches the site; the feed of n3 and n3's inbox do not.
+      await eventually(
+        async () => {
+          for (const s of ["mesh-provisioner.feed.needs.n1.x", "mesh-provisioner.feed.needs.n3.x", "_INBOX_mesh-node_n3.x"]) admin.publish(s);
+          await admin.flush();
+          await open.flush();
+          assert.ok(heard.includes("mesh-provisioner.feed.needs.n1.x"), `heard: ${heard.join(", ")}`);
+        },
+        { timeoutMs: 5_000, intervalMs: 100 },
+      );
+      await admin.flush();
+      await open.flush();
+      assert.deepEqual(
+        heard.filter((s) => s.includes("n3")),
+        [],
+        "nothing of n3's crossed to the site",
+      );
+      const needs = await jetStreamAccess(admin).kvm().open(NEEDS);
+      assert.equal(await needs.get("n3.web.config.port"), null);
+      assert.equal((await needs.get("n1.open.config.x"))?.string(), "{}");
+    } finally {
+      await open.close().catch(() => undefined);
+    }
   });
 
   test("the site's grant reads everything through the domain: query, dump and verify at the site need no --inbox-prefix", async () => {
