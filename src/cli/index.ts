@@ -81,7 +81,12 @@ export function program(): Command {
     .command("permissions")
     .description("print the least grant of a role as nats-server configuration JSON")
     .option("--role <role>", "provisioner, node, provider, operator, site (an instance at a site) or leaf (a site's leaf server's user at the hub)")
-    .option("--node <node>", "the node, for --role node; each node at the site, for --role leaf and --leaf-config (repeat it)", (v: string, all: string[]) => [...all, v], [])
+    .option(
+      "--node <node>",
+      "the node, for --role node; each node at the site, for --role leaf and --leaf-config (repeat it)",
+      (v: string, all: string[]) => [...all, v],
+      [],
+    )
     .option("--js-domain <domain>", "print the JetStream API subjects as the grant's user reaches them through this domain: $JS.<domain>.API")
     .option("--example", "print an example accounts block with one user per role")
     .option("--leaf-config", "print a site's leaf server configuration: its nodes' and its instance's users, and its remote to the hub")

@@ -55,6 +55,7 @@ function leafConfig(flags: PermissionsFlags, nodes: string[]): string {
   return (
     `# A site's leaf server: its nodes' and its instance's users, and its remote to the hub.\n` +
     `# On the hub, user ${remote.user} has the grant of: mesh-provisioner permissions --role leaf ${args}\n` +
+    `# Add this server's listen${flags.siteDomain === undefined ? "" : " and its jetstream store_dir"}; change every password.\n` +
     text
   );
 }

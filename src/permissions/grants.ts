@@ -286,9 +286,7 @@ function operator(): Grant {
  */
 function leaf(siteInstance: Grant, nodes: readonly Grant[]): Grant {
   const locals = [siteInstance, ...nodes];
-  const union = (pick: (g: Grant) => readonly string[], keep: (s: string) => boolean = () => true): string[] => [
-    ...new Set(locals.flatMap(pick).filter(keep)),
-  ];
+  const union = (pick: (g: Grant) => readonly string[], keep: (s: string) => boolean = () => true): string[] => [...new Set(locals.flatMap(pick).filter(keep))];
   const answering = new Set(ANSWER_VERB);
   return {
     publish: {
@@ -304,7 +302,13 @@ function leaf(siteInstance: Grant, nodes: readonly Grant[]): Grant {
         `${FEED_PREFIX}.>`,
       ],
     },
-    subscribe: { allow: union((g) => g.subscribe.allow, (s) => !answering.has(s)), deny: [] },
+    subscribe: {
+      allow: union(
+        (g) => g.subscribe.allow,
+        (s) => !answering.has(s),
+      ),
+      deny: [],
+    },
     allow_responses: false,
   };
 }
@@ -360,8 +364,7 @@ const DOMAINLESS_KV = "$KV.";
  */
 export function inDomain(g: Grant, d: string): Grant {
   const prefix = `$JS.${d}.API`;
-  const move = (s: string): string =>
-    s.startsWith(`${API}.`) ? `${prefix}${s.slice(API.length)}` : s.startsWith(DOMAINLESS_KV) ? `${prefix}.${s}` : s;
+  const move = (s: string): string => (s.startsWith(`${API}.`) ? `${prefix}${s.slice(API.length)}` : s.startsWith(DOMAINLESS_KV) ? `${prefix}.${s}` : s);
   const moved = (list: readonly string[]): string[] => [...new Set(list.map(move))];
   return {
     publish: { allow: moved(g.publish.allow), deny: [...new Set([...g.publish.deny, ...moved(g.publish.deny)])] },

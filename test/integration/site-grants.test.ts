@@ -150,13 +150,17 @@ describe("grants at a site: a hub in domain hub, a site's leaf server with JetSt
     await violates("message get", () => n1.request(`$JS.${HUB}.API.STREAM.MSG.GET.${NEEDS_STREAM}`, JSON.stringify({ last_by_subj: n2Key }), SHORT));
     await violates("stream info (its subjects list every node's keys)", () => n1.request(`$JS.${HUB}.API.STREAM.INFO.${NEEDS_STREAM}`, "", SHORT));
     const consumer = { stream_name: NEEDS_STREAM, config: { filter_subject: `$KV.${NEEDS}.n2.>`, deliver_subject: `${inboxPrefix("node", "n1")}.w` } };
-    await violates("a watch's consumer on n2's keys", () => n1.request(`$JS.${HUB}.API.CONSUMER.CREATE.${NEEDS_STREAM}.w.$KV.${NEEDS}.n2.>`, JSON.stringify(consumer), SHORT));
+    await violates("a watch's consumer on n2's keys", () =>
+      n1.request(`$JS.${HUB}.API.CONSUMER.CREATE.${NEEDS_STREAM}.w.$KV.${NEEDS}.n2.>`, JSON.stringify(consumer), SHORT),
+    );
     await violates("a put of n2's key through the domain", () => js.publish(`$JS.${HUB}.API.${n2Key}`, "{}", { timeout: SHORT.timeout }));
     await violates("a put of n2's key without it", () => js.publish(n2Key, "{}", { timeout: SHORT.timeout }));
     const rollup = headers();
     rollup.set("KV-Operation", "DEL");
     await violates("a delete of n2's key", () => js.publish(`$JS.${HUB}.API.${n2Key}`, "", { headers: rollup, timeout: SHORT.timeout }));
-    await violates("a purge of the bucket", () => n1.request(`$JS.${HUB}.API.STREAM.PURGE.${NEEDS_STREAM}`, JSON.stringify({ filter: `$KV.${NEEDS}.n2.>` }), SHORT));
+    await violates("a purge of the bucket", () =>
+      n1.request(`$JS.${HUB}.API.STREAM.PURGE.${NEEDS_STREAM}`, JSON.stringify({ filter: `$KV.${NEEDS}.n2.>` }), SHORT),
+    );
 
     // The feed of n2's keys and n2's inbox are refused at the site; nothing of n2's arrives on a connection of n1's.
     const other = await connect({ servers: leaf.url, user: N1.user, pass: N1.password, inboxPrefix: inboxPrefix("node", "n1") });
@@ -253,7 +257,10 @@ describe("a leaf user's grant, from the hub's side: publish is what the leaf sen
     const hubUsers = `accounts { MESH { users: [ { user: hubc, password: p }, ${JSON.stringify({ ...link, permissions: perms })} ] } }`;
     const hub = await startNatsServer({ jetstream: false, configText: `leafnodes { listen: "127.0.0.1:${leafPort}" }\n${hubUsers}` });
     const url = `nats-leaf://${link.user}:${link.password}@127.0.0.1:${leafPort}`;
-    const leaf = await startNatsServer({ jetstream: false, configText: `leafnodes { remotes: [{ url: "${url}", account: MESH }] }\naccounts { MESH { users: [ { user: sitec, password: p } ] } }` });
+    const leaf = await startNatsServer({
+      jetstream: false,
+      configText: `leafnodes { remotes: [{ url: "${url}", account: MESH }] }\naccounts { MESH { users: [ { user: sitec, password: p } ] } }`,
+    });
     const atHub = await connect({ servers: hub.url, user: "hubc", pass: "p" });
     const atSite = await connect({ servers: leaf.url, user: "sitec", pass: "p" });
     try {
@@ -264,9 +271,11 @@ describe("a leaf user's grant, from the hub's side: publish is what the leaf sen
         [atSite, "down.y"],
         [atSite, "up.y"],
       ] as const) {
-        nc.subscribe(subject, { callback: (err, m) => {
+        nc.subscribe(subject, {
+          callback: (err, m) => {
             if (!err) got.push(`${nc === atHub ? "hub" : "site"} ${m.subject}`);
-          }, });
+          },
+        });
         await nc.flush();
       }
       // Each side publishes both subjects until the allowed ones have crossed (the link's interest takes a moment).
