@@ -4,7 +4,7 @@
  */
 import { GRANT_ROLES, grantFor, inboxPrefix, type GrantRole } from "../permissions/grants.js";
 import { SERVE_ROLE } from "../permissions/inbox.js";
-import { accountsConfigText, EXAMPLE_USERS, siteLeafConfigText, siteUsers } from "../permissions/server-config.js";
+import { accountsConfigText, EXAMPLE_USERS, siteLeafExampleText } from "../permissions/server-config.js";
 import { JS_DOMAIN } from "../config.js";
 import { failAndExit } from "./fail.js";
 import { Failure } from "../failure.js";
@@ -42,22 +42,8 @@ function leafConfig(flags: PermissionsFlags, nodes: string[]): string {
   const jsDomain = domainFlag("--js-domain", flags.jsDomain);
   if (jsDomain === undefined) throw new Failure("CONFIG", "--leaf-config needs --js-domain D, the hub's JetStream domain the site reaches its buckets through");
   if (nodes.length === 0) throw new Failure("CONFIG", "--leaf-config needs --node N for each node at the site (repeat it)");
-  const users = siteUsers(nodes, jsDomain);
-  for (const u of users) grantFor(u.role, u.node, { jsDomain }); // each node's name checked, with the flag's message
-  const remote = { user: "leaf-site", password: "change-me-leaf-site" };
-  const text = siteLeafConfigText({
-    hubUrl: flags.hub ?? "nats-leaf://hub.example:7422",
-    remote,
-    users,
-    siteDomain: domainFlag("--site-domain", flags.siteDomain),
-  });
-  const args = [...nodes.map((n) => `--node ${n}`), `--js-domain ${jsDomain}`].join(" ");
-  return (
-    `# A site's leaf server: its nodes' and its instance's users, and its remote to the hub.\n` +
-    `# On the hub, user ${remote.user} has the grant of: mesh-provisioner permissions --role leaf ${args}\n` +
-    `# Add this server's listen${flags.siteDomain === undefined ? "" : " and its jetstream store_dir"}; change every password.\n` +
-    text
-  );
+  for (const n of nodes) grantFor("node", n); // each node's name checked, with the flag's message
+  return siteLeafExampleText({ nodes, jsDomain, hubUrl: flags.hub, siteDomain: domainFlag("--site-domain", flags.siteDomain) });
 }
 
 export function permissionsCommand(flags: PermissionsFlags): void {

@@ -71,6 +71,34 @@ export function siteLeafConfigText(spec: SiteLeafSpec): string {
   return members(siteLeafConfig(spec));
 }
 
+export interface SiteExample {
+  /** The nodes at the site. */
+  readonly nodes: readonly string[];
+  /** The hub's JetStream domain. */
+  readonly jsDomain: string;
+  /** The hub's leaf node listener; default `nats-leaf://hub.example:7422`. */
+  readonly hubUrl?: string;
+  /** The site's own JetStream domain, if it runs JetStream. */
+  readonly siteDomain?: string;
+}
+
+/** `permissions --leaf-config`: a site's leaf server's configuration with example passwords, and what the hub needs for it. */
+export function siteLeafExampleText(site: SiteExample): string {
+  const remote = { user: "leaf-site", password: "change-me-leaf-site" };
+  const users = siteUsers(site.nodes, site.jsDomain);
+  const text = siteLeafConfigText({ hubUrl: site.hubUrl ?? "nats-leaf://hub.example:7422", remote, users, siteDomain: site.siteDomain });
+  const args = [...site.nodes.map((n) => `--node ${n}`), `--js-domain ${site.jsDomain}`].join(" ");
+  return (
+    "# A site's leaf server: its nodes' and its instance's users, and its remote to the hub.\n" +
+    `# On the hub, user ${remote.user} has the grant of: mesh-provisioner permissions --role leaf ${args}\n` +
+    `# Add this server's listen${site.siteDomain === undefined ? "" : " and its jetstream store_dir"}; change every password.\n` +
+    text
+  );
+}
+
+/** docs/site-leaf.example.conf: a site with nodes n1 and n2 and JetStream of its own, whose buckets are the hub's (domain hub). */
+export const EXAMPLE_SITE: SiteExample = { nodes: ["n1", "n2"], jsDomain: "hub", siteDomain: "site-a" };
+
 /** The users of a site's leaf server for `nodes`, reaching the hub's buckets through `hubDomain` (example passwords). */
 export function siteUsers(nodes: readonly string[], hubDomain: string): UserSpec[] {
   return [
@@ -86,5 +114,6 @@ export const EXAMPLE_USERS: readonly UserSpec[] = [
   { user: "provider", password: "change-me-provider", role: "provider" },
   { user: "operator", password: "change-me-operator", role: "operator" },
   { user: "mesh-provisioner-site", password: "change-me-site", role: "site" },
-  { user: "leaf-site-a", password: "change-me-leaf-site-a", role: "leaf", nodes: ["n1", "n2"] },
+  // The hub's user for the leaf server of the site in docs/site-leaf.example.conf (a hub in JetStream domain hub).
+  { user: "leaf-site", password: "change-me-leaf-site", role: "leaf", nodes: ["n1", "n2"], jsDomain: "hub" },
 ];

@@ -2,7 +2,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import { grantFor, GRANT_ROLES, inDomain, ALWAYS_DENIED, PURGE_DENIED } from "../../src/permissions/grants.js";
-import { accountsConfigText, EXAMPLE_USERS } from "../../src/permissions/server-config.js";
+import { accountsConfigText, EXAMPLE_SITE, EXAMPLE_USERS, siteLeafExampleText } from "../../src/permissions/server-config.js";
 import { Failure } from "../../src/failure.js";
 
 const root = new URL("../../../", import.meta.url);
@@ -10,6 +10,15 @@ const root = new URL("../../../", import.meta.url);
 test("the example nats-server configuration in docs/ is the one generated from the grants", () => {
   const committed = readFileSync(new URL("docs/nats-server.example.conf", root), "utf8");
   assert.equal(committed, accountsConfigText(EXAMPLE_USERS), "regenerate with: bin/mesh-provisioner permissions --example > docs/nats-server.example.conf");
+});
+
+test("the example site's leaf server configuration in docs/ is the one generated from the grants", () => {
+  const committed = readFileSync(new URL("docs/site-leaf.example.conf", root), "utf8");
+  assert.equal(
+    committed,
+    siteLeafExampleText(EXAMPLE_SITE),
+    "regenerate with: bin/mesh-provisioner permissions --leaf-config --node n1 --node n2 --js-domain hub --site-domain site-a > docs/site-leaf.example.conf",
+  );
 });
 
 test("no role gets the JetStream API wholesale, and every role is denied stream delete, message delete and the buckets' purge", () => {
