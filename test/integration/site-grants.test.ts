@@ -23,7 +23,9 @@ import { accountsConfig, siteLeafConfig, siteUsers, type UserSpec } from "../../
 import { inboxPrefix } from "../../src/permissions/inbox.js";
 import { violationIn } from "../../src/permissions/violation.js";
 import { jetStreamAccess } from "../../src/streams/jetstream-access.js";
-import { Fleet } from "../helpers/processes.js";
+import { Fleet, type ServiceProcess } from "../helpers/processes.js";
+import { spawnServed } from "../helpers/served.js";
+import { httpGet } from "../helpers/http-get.js";
 import { eventually } from "../helpers/eventually.js";
 import { killAll, run } from "../helpers/cli-run.js";
 
@@ -82,7 +84,8 @@ describe("grants at a site: a hub in domain hub, a site's leaf server with JetSt
   let leaf: RunningNatsServer;
   let admin: NatsConnection;
   let n1: NatsConnection;
-  const fleet: { hub?: Fleet } = {};
+  const fleet: { hub?: Fleet; site?: Fleet } = {};
+  let hubServe: ServiceProcess;
 
   before(async () => {
     const leafPort = await freePort();
@@ -97,7 +100,9 @@ describe("grants at a site: a hub in domain hub, a site's leaf server with JetSt
     admin = await connect({ servers: hub.url, user: ADMIN.user, pass: ADMIN.password });
     n1 = await connect({ servers: leaf.url, user: N1.user, pass: N1.password, inboxPrefix: inboxPrefix("node", "n1") });
     fleet.hub = new Fleet({ server: hub.url, env: { LOG_FORMAT: "json" } });
+    fleet.site = new Fleet({ server: leaf.url, env: { LOG_FORMAT: "json" } });
     const svc = fleet.hub.spawn({ args: ["--user", SVC.user, "--password", SVC.password], name: "hub-serve" });
+    hubServe = svc;
     await svc.waitForLine((l) => l.msg === "all projections synced: answering from them", 30_000, "all projections synced");
     // n2's key, written at the hub.
     const needs = await jetStreamAccess(admin).kvm().open(NEEDS);
@@ -109,6 +114,7 @@ describe("grants at a site: a hub in domain hub, a site's leaf server with JetSt
 
   after(async () => {
     killAll();
+    await fleet.site?.killAll();
     await fleet.hub?.killAll();
     await n1?.close().catch(() => undefined);
     await admin?.close().catch(() => undefined);
@@ -246,6 +252,34 @@ describe("grants at a site: a hub in domain hub, a site's leaf server with JetSt
     } finally {
       await nc.close();
     }
+  });
+  test("an instance at the site under the site's grant (serve --no-seat --js-domain hub) syncs, answers the site's nodes at the site, and writes nothing", async () => {
+    const args = ["--user", SITE.user, "--password", SITE.password, "--no-seat", "--js-domain", HUB];
+    const served = await spawnServed(fleet.site!, { args, name: "site-serve" });
+    const client = new ProvisionerClient(n1, { scope: { node: "n1" }, timeoutMs: 5_000 });
+    const answered = async (): Promise<number> => {
+      const m = /^mesh_provisioner_verb_requests_total\{what="needs",status="200"\} (\d+)/m.exec((await httpGet(`${served.base}/metrics`)).body);
+      return Number(m?.[1] ?? 0);
+    };
+    const before = await answered();
+    for (let i = 0; i < 10; i++) {
+      const keys = (await client.get({ what: "needs" })).entries.map((e) => e.key);
+      assert.ok(keys.includes("n1.web.config.port") && keys.every((k) => k.startsWith("n1.")), `n1's own keys: ${keys.join(", ")}`);
+    }
+    // NATS hands a request to the queue subscriber on the same server first: all ten were the site's, though the hub's is up.
+    assert.equal((await answered()) - before, 10, "the site's instance answered every ask of its node");
+    const bad = served.proc.lines.filter((l) => l.fields["level"] === "error" || l.fields["level"] === "fatal" || /permission/i.test(l.msg));
+    assert.deepEqual(bad, [], served.proc.tail(40));
+    // Its node's ask is answered by the hub's instance, across the link, once the site's stops.
+    await served.proc.stop("SIGTERM");
+    assert.ok((await client.get({ what: "needs" })).entries.some((e) => e.key === "n1.web.config.port"));
+  });
+
+  test("a site's node asking while no instance answers is told no responders at once", async () => {
+    await hubServe.stop("SIGTERM");
+    const t0 = Date.now();
+    await assert.rejects(n1.request("mesh-provisioner.provisioning.n1", JSON.stringify({ what: "registry" }), { timeout: 10_000 }), /no responders/i);
+    assert.ok(Date.now() - t0 < 2_000, `told within 2 s, not the request's 10 s timeout (took ${Date.now() - t0} ms)`);
   });
 });
 
