@@ -157,7 +157,7 @@ function secret(valueKey: ConnectionKey | ServeKey, fileKey: ConnectionKey | Ser
 }
 
 /** A JetStream domain: one subject token, as nats-server checks its `jetstream { domain }` (no dot, wildcard or space). */
-const JS_DOMAIN = /^[^\s.*>]+$/;
+export const JS_DOMAIN = /^[^\s.*>]+$/;
 
 /**
  * The connection of a command. Without --inbox-prefix or NATS_INBOX_PREFIX the

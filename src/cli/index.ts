@@ -80,9 +80,18 @@ export function program(): Command {
   prog
     .command("permissions")
     .description("print the least grant of a role as nats-server configuration JSON")
-    .option("--role <role>", "provisioner, node, provider or operator")
-    .option("--node <node>", "the node, for --role node")
+    .option("--role <role>", "provisioner, node, provider, operator, site (an instance at a site) or leaf (a site's leaf server's user at the hub)")
+    .option(
+      "--node <node>",
+      "the node, for --role node; each node at the site, for --role leaf and --leaf-config (repeat it)",
+      (v: string, all: string[]) => [...all, v],
+      [],
+    )
+    .option("--js-domain <domain>", "print the JetStream API subjects as the grant's user reaches them through this domain: $JS.<domain>.API")
     .option("--example", "print an example accounts block with one user per role")
+    .option("--leaf-config", "print a site's leaf server configuration: its nodes' and its instance's users, and its remote to the hub")
+    .option("--hub <url>", "for --leaf-config: the hub's leaf node listener", "nats-leaf://hub.example:7422")
+    .option("--site-domain <domain>", "for --leaf-config: the site's own JetStream domain (absent: the site runs no JetStream)")
     .action(async (flags) => (await import("./permissions.js")).permissionsCommand(flags));
 
   for (const cmd of prog.commands) oneLineErrors(cmd, `${prog.name()} ${cmd.name()}`);

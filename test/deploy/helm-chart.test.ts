@@ -101,9 +101,9 @@ describe("the Helm chart, rendered by the real helm", { skip }, () => {
       assert.deepEqual(c.args.slice(0, 2), ["query", "registry"]);
       assert.equal(c.image, containerOf(objects).image);
       const serviceEnv = [...envOf(deploymentOf(objects).spec.template.spec)].filter(([k]) => k.startsWith("NATS_"));
-      // The service's own inbox prefix: `query` defaults to the operator's, which the service's grant may not receive on.
-      const asked = [...serviceEnv, ["NATS_INBOX_PREFIX", "_INBOX_mesh-provisioner"]];
-      assert.deepEqual([...envOf(pod.spec)], asked, "the same NATS_* variables, so the same files, and the service's inbox prefix");
+      // No inbox prefix of its own: `query`'s default, the operator's, is one the service's grant receives on too.
+      assert.deepEqual([...envOf(pod.spec)], serviceEnv, "the same NATS_* variables, so the same files, and nothing else");
+      assert.equal(envOf(pod.spec).has("NATS_INBOX_PREFIX"), false);
       assert.deepEqual(
         c.volumeMounts.filter((m: any) => m.name.startsWith("nats-")),
         containerOf(objects).volumeMounts.filter((m: any) => m.name.startsWith("nats-")),
@@ -116,6 +116,21 @@ describe("the Helm chart, rendered by the real helm", { skip }, () => {
     assert.equal(envOf(deploymentOf(objects).spec.template.spec).get("NATS_JS_DOMAIN"), "hub");
     assert.equal(envOf(testPod(objects).spec).get("NATS_JS_DOMAIN"), "hub");
     assert.equal(envOf(deploymentOf(render({})).spec.template.spec).has("NATS_JS_DOMAIN"), false);
+  });
+
+  test("seat.enabled false: the instances run with MESH_PROVISIONER_NO_SEAT=true, the NOTES say so; by default nothing names it", () => {
+    const objects = render({ seat: { enabled: false }, nats: { jsDomain: "hub" } });
+    const env = envOf(deploymentOf(objects).spec.template.spec);
+    assert.equal(env.get("MESH_PROVISIONER_NO_SEAT"), "true");
+    assert.equal(env.get("NATS_JS_DOMAIN"), "hub");
+    assert.equal(envOf(testPod(objects).spec).has("MESH_PROVISIONER_NO_SEAT"), false, "the test pod only asks");
+    assert.equal(envOf(deploymentOf(render({})).spec.template.spec).has("MESH_PROVISIONER_NO_SEAT"), false);
+    assert.equal(envOf(deploymentOf(render({ seat: { enabled: true } })).spec.template.spec).has("MESH_PROVISIONER_NO_SEAT"), false);
+    const notes = renderNotes(bin, { seat: { enabled: false }, replicaCount: 1 }, RELEASE, NAMESPACE);
+    assert.match(notes, /seat\.enabled is false: these instances never take the seat/);
+    assert.doesNotMatch(notes, /One instance: no standby/, "no seat, no standby to miss");
+    const lint = withValues(bin, ["lint", "--strict", CHART], { seat: { enabled: false } });
+    assert.equal(lint.status, 0, lint.stdout + lint.stderr);
   });
 
   test("one replica: no budget (it would block every drain); maxUnavailable replaces minAvailable when set", () => {
@@ -144,7 +159,7 @@ describe("the Helm chart, rendered by the real helm", { skip }, () => {
     const name = deploymentOf(render({})).metadata.name;
     for (const line of [
       `kubectl -n ${NAMESPACE} rollout status deployment/${name}`,
-      `kubectl -n ${NAMESPACE} exec deployment/${name} -- \\\n    node /app/bin/mesh-provisioner query registry --inbox-prefix _INBOX_mesh-provisioner`,
+      `kubectl -n ${NAMESPACE} exec deployment/${name} -- \\\n    node /app/bin/mesh-provisioner query registry\n`,
       "mesh-provisioner query registry --server nats://nats:4222",
       `helm test ${RELEASE} -n ${NAMESPACE}`,
       `kubectl -n ${NAMESPACE} port-forward service/${name} 8080:8080`,
@@ -216,6 +231,7 @@ describe("the Helm chart refuses values it cannot honour", { skip }, () => {
     ["TLS without a CA", { nats: { tls: { enabled: true } } }, "nats.tls.ca"],
     ["a Secret named twice", { nats: { auth: { type: "nkey", existingSecret: "s", content: "SU…" } } }, "not both"],
     ["a JetStream domain of several tokens", { nats: { jsDomain: "hub.eu" } }, "/nats/jsDomain"],
+    ["a seat that is not a boolean", { seat: { enabled: "no" } }, "/seat/enabled"],
   ];
   for (const [what, values, named] of refused) {
     test(`refused: ${what}`, () => {

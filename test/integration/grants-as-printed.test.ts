@@ -1,7 +1,7 @@
 /**
  * The grants `permissions` prints work as printed: `serve` under the
- * provisioner's grant, and `query`, `dump` and `verify` under the operator's,
- * with no --inbox-prefix; the operator's grant writes nothing; and a grant
+ * provisioner's grant, and `query`, `dump` and `verify` under the operator's
+ * and under the provisioner's, with no --inbox-prefix; the operator's grant writes nothing; and a grant
  * that refuses a start-up step is reported as a permissions violation naming
  * the subject, with exit 3, not as a missing JetStream.
  */
@@ -87,22 +87,27 @@ describe("the printed grants, as printed", () => {
     assert.equal(serve.lines.filter((l) => l.fields["level"] === "error" || l.fields["level"] === "fatal").length, 0, serve.tail());
   });
 
-  test("query, dump and verify under the operator's grant need no --inbox-prefix", async () => {
-    const q = await run(["query", "registry", "--json", "--server", server.url, ...as(OPERATOR)]);
-    assert.equal(q.code, 0, q.stderr);
-    assert.equal((JSON.parse(q.stdout) as { entries: unknown[] }).entries.length, 13);
-    const table = await run(["query", "needs", "--scope", "node:n1", "--server", server.url, ...as(OPERATOR)]);
-    assert.equal(table.code, 0, table.stderr);
-    assert.match(table.stdout, /seat: /, "the table's seat line, from $SRV");
-    const d = await run(["dump", "--server", server.url, ...as(OPERATOR)]);
-    assert.equal(d.code, 0, d.stderr);
-    const dump = JSON.parse(d.stdout) as { buckets: { registry: { entries: unknown[] } }; seat: { holder: unknown } };
-    assert.equal(dump.buckets.registry.entries.length, 13);
-    assert.notEqual(dump.seat.holder, null, "the seat's holder, from $SRV");
-    const v = await run(["verify", "--server", server.url, ...as(OPERATOR)]);
-    assert.equal(v.code, 0, v.stderr + v.stdout);
-    assert.match(v.stdout, /the projections equal the buckets/);
-  });
+  for (const [whose, user] of [
+    ["the operator's", OPERATOR],
+    ["the provisioner's", SVC],
+  ] as const) {
+    test(`query, dump and verify under ${whose} grant need no --inbox-prefix`, async () => {
+      const q = await run(["query", "registry", "--json", "--server", server.url, ...as(user)]);
+      assert.equal(q.code, 0, q.stderr);
+      assert.equal((JSON.parse(q.stdout) as { entries: unknown[] }).entries.length, 13);
+      const table = await run(["query", "needs", "--scope", "node:n1", "--server", server.url, ...as(user)]);
+      assert.equal(table.code, 0, table.stderr);
+      assert.match(table.stdout, /seat: /, "the table's seat line, from $SRV");
+      const d = await run(["dump", "--server", server.url, ...as(user)]);
+      assert.equal(d.code, 0, d.stderr);
+      const dump = JSON.parse(d.stdout) as { buckets: { registry: { entries: unknown[] } }; seat: { holder: unknown } };
+      assert.equal(dump.buckets.registry.entries.length, 13);
+      assert.notEqual(dump.seat.holder, null, "the seat's holder, from $SRV");
+      const v = await run(["verify", "--server", server.url, ...as(user)]);
+      assert.equal(v.code, 0, v.stderr + v.stdout);
+      assert.match(v.stdout, /the projections equal the buckets/);
+    });
+  }
 
   test("the operator's grant writes nothing: a put to the registry or a node bucket, and every stream change, are refused", async () => {
     const nc = await connect({ servers: server.url, user: OPERATOR.user, pass: OPERATOR.password, inboxPrefix: inboxPrefix("operator") });
