@@ -6,7 +6,8 @@
 import { execFileSync } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { cpus, loadavg, release, totalmem } from "node:os";
-import { dirname } from "node:path";
+import { dirname, resolve } from "node:path";
+import { fileURLToPath } from "node:url";
 import { findNatsServer } from "../src/embedded/nats-server.js";
 import { round } from "./common.js";
 
@@ -17,6 +18,8 @@ export interface Machine {
   os: string;
   node: string;
   natsServer: string;
+  /** The repository's commit the bench ran at (`git rev-parse --short HEAD`), "unknown" outside a checkout. */
+  commit: string;
   loadAvgAtStart: number[];
   loadAvgAtEnd?: number[];
   /** Lowest and highest 1-minute load average seen at the start of each phase. */
@@ -30,6 +33,13 @@ export function machine(): Machine {
   } catch {
     // Reported as unknown; the run itself will fail clearly if the server is missing.
   }
+  let commit = "unknown";
+  try {
+    const here = dirname(fileURLToPath(import.meta.url));
+    commit = execFileSync("git", ["-C", resolve(here, "..", ".."), "rev-parse", "--short", "HEAD"], { encoding: "utf8", timeout: 5000 }).trim();
+  } catch {
+    // Not a checkout (a copy of dist/): the result file says so.
+  }
   return {
     cpu: cpus()[0]?.model ?? "unknown",
     cores: cpus().length,
@@ -37,6 +47,7 @@ export function machine(): Machine {
     os: `linux ${release()}`,
     node: process.version,
     natsServer,
+    commit,
     loadAvgAtStart: loadavg().map((x) => round(x, 2)),
   };
 }

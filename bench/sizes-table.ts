@@ -1,15 +1,17 @@
 /**
- * One table of every row across several bench results (one column each, such
- * as 100k, 300k and 1M keys), as docs/benchmarks.md keeps it:
+ * One table of every row across several bench results, one column each
+ * (such as 100k, 300k and 1M keys), to compare runs at a glance:
  *
  *   node dist/bench/sizes-table.js a.json b.json c.json
  *
- * Each cell is "service / baseline, ratio"; bold where the row's target is
- * met, ", no" where it is not. Rows are matched by their metric with the
- * counts that vary by size (nodes, asks, burst size) left out.
+ * Each cell is written as the page's tables write it (table-cells.ts). Rows
+ * are matched by their metric with the counts that vary by size (nodes,
+ * asks, burst size) left out. The page's own tables come from
+ * `npm run bench:tables` (tables-main.ts).
  */
 import { readFileSync } from "node:fs";
 import type { Row } from "./report.js";
+import { cell } from "./table-cells.js";
 
 interface Results {
   config: { keys: number };
@@ -29,30 +31,6 @@ function metricName(metric: string): string {
     .replace(/ \(rounds: [\d.x, ]+\)/, "")
     .replace(/of [\d +]+ asked/, "asked")
     .replace(/: one instance [\d/, ]+; three at once [\d/,; ]+ \(/, " (");
-}
-
-function figure(v: number | undefined, unit: string): string {
-  if (v === undefined || v === null || Number.isNaN(v)) return "—";
-  switch (unit) {
-    case "ms":
-      // A whole figure as it is (0 ms, not 0.000 ms: "back to idle at once").
-      return `${Number.isInteger(v) || v >= 100 ? v.toFixed(0) : v >= 10 ? v.toFixed(1) : v.toFixed(v < 1 ? 3 : 2)} ms`;
-    case "MiB":
-      return `${v.toFixed(0)} MiB`;
-    case "req/s":
-      return `${(v / 1000).toFixed(1)}k/s`;
-    default:
-      return `${Math.round(v * 100) / 100}${unit ? ` ${unit}` : ""}`;
-  }
-}
-
-function cell(r: Row | undefined): string {
-  if (r === undefined) return "—";
-  const service = figure(r.service, r.unit);
-  const baseline = figure(r.baseline, r.unit);
-  const ratio = r.ratio === undefined || Number.isNaN(r.ratio) ? "" : `, ${r.ratio >= 100 ? r.ratio.toFixed(0) : r.ratio.toFixed(2)}x`;
-  const text = baseline === "—" ? service : `${service} / ${baseline}${ratio}`;
-  return r.ok === true ? `**${text}**` : r.ok === false ? `${text}, no` : text;
 }
 
 export function sizesTable(runs: readonly Results[]): string {
