@@ -1,5 +1,5 @@
 /** Printing an answer as a plain text table for people (pure). */
-import type { Answer } from "mesh-provisioner-client";
+import type { Answer, Staleness } from "mesh-provisioner-client";
 
 const COLUMNS: Record<string, string[]> = {
   registry: ["kind", "module", "bucket", "key", "verb", "collection", "revision"],
@@ -28,13 +28,24 @@ export function renderTable(rows: string[][]): string {
     .join("\n");
 }
 
+/** What a stale answer's reader must know: it is the bucket as of a revision, and how long its instance has not heard. */
+export function staleLine(stale: Staleness): string {
+  const seconds = Math.round(stale.silentMs / 1000);
+  return (
+    `may be stale: the answering instance had heard nothing from the bucket's stream for ${seconds} s (since ${stale.since}); ` +
+    `this is the bucket at revision ${stale.revision}`
+  );
+}
+
 export function formatAnswer(a: Answer): string {
   const cols = COLUMNS[a.what] ?? ["key", "value", "revision"];
   const rows = [cols.map((c) => c.toUpperCase())];
   for (const e of a.entries) {
     rows.push(cols.map((c) => (c === "answered" ? (e["answered"] === false ? "no" : "yes") : cell(e[c]))));
   }
-  let out = `${a.what} at revision ${a.revision}: ${a.entries.length} entr${a.entries.length === 1 ? "y" : "ies"}\n${renderTable(rows)}\n`;
+  let out = `${a.what} at revision ${a.revision}: ${a.entries.length} entr${a.entries.length === 1 ? "y" : "ies"}\n`;
+  if (a.stale !== undefined) out += `${staleLine(a.stale)}\n`;
+  out += `${renderTable(rows)}\n`;
   if (a.outOfShape.length > 0) {
     out += `\n${a.outOfShape.length} key${a.outOfShape.length === 1 ? "" : "s"} out of shape:\n`;
     out += renderTable([["KEY", "REASON"], ...a.outOfShape.map((o) => [o.key, o.reason])]) + "\n";
