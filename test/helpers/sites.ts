@@ -7,10 +7,11 @@
  * JetStream (its clients reach the hub's through the domain) or a JetStream
  * domain of its own.
  *
- * The hub's servers do not advertise their leaf node or client URLs: a leaf
- * that learnt the other hub servers' addresses would reconnect around its
- * relay's cut. A leaf retries its remote every second, so a mended link is
- * up again within about a second.
+ * Site i's leaf server joins hub server i (so at most three sites). The
+ * hub's servers advertise no client URLs and, as their leaf node URL, only
+ * the relay in front of them: a leaf that learnt a hub server's own address
+ * would reconnect around its relay's cut. A leaf retries its remote every
+ * second, so a mended link is up again within about a second.
  */
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -66,11 +67,12 @@ export const DEFAULT_SITES: readonly SiteSpec[] = [{ name: "a" }, { name: "b", j
 
 const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
 
-async function distinctFreePorts(n: number): Promise<number[]> {
+/** `n` free ports, distinct from each other and from `taken`. */
+async function distinctFreePorts(n: number, taken: readonly number[] = []): Promise<number[]> {
   for (;;) {
     const ports: number[] = [];
     for (let i = 0; i < n; i++) ports.push(await freePort());
-    if (new Set(ports).size === n) return ports;
+    if (new Set([...ports, ...taken]).size === n + taken.length) return ports;
   }
 }
 
@@ -90,7 +92,7 @@ async function untilJetStream(url: string, want: (answered: boolean) => boolean,
         answered = false;
       }
       if (want(answered)) return;
-      await sleep(100);
+      await sleep(25);
     }
     throw new Error(`${what} within ${timeoutMs} ms (last: ${String(last)})`);
   } finally {
@@ -121,17 +123,23 @@ async function waitFormed(url: string, timeoutMs = 60_000): Promise<void> {
   }
 }
 
-async function startHub(configText: string): Promise<{ hub: Hub; leafPorts: number[]; stop: () => Promise<void> }> {
+/**
+ * The hub: three servers routed to each other, server i taking the leaf
+ * connections of site i through `relays[i]`. Each advertises its relay as
+ * its leaf node URL: a leaf that learns a URL from the hub (nats-server
+ * 2.9.10 hands one out even with `no_advertise`) reconnects through its own
+ * relay too, never around it.
+ */
+async function startHub(relays: readonly TcpProxy[], leafPorts: readonly number[], configText: string): Promise<{ hub: Hub; stop: () => Promise<void> }> {
   for (let attempt = 1; ; attempt++) {
-    const ports = await distinctFreePorts(6);
-    const routes = ports.slice(0, 3);
-    const leafPorts = ports.slice(3);
+    const routes = await distinctFreePorts(3, leafPorts);
     const name = `hub-${routes[0]}`;
     const cfg = (i: number): string => {
       const others = routes.filter((_, j) => j !== i).map((p) => `"nats-route://127.0.0.1:${p}"`);
+      const relay = relays[i];
       return [
         `cluster { name: "${name}", listen: "127.0.0.1:${routes[i]}", routes: [${others.join(", ")}], no_advertise: true }`,
-        `leafnodes { listen: "127.0.0.1:${leafPorts[i]}", no_advertise: true }`,
+        ...(relay ? [`leafnodes { listen: "127.0.0.1:${leafPorts[i]}", advertise: "127.0.0.1:${relay.port}", no_advertise: true }`] : []),
         configText,
       ].join("\n");
     };
@@ -150,22 +158,15 @@ async function startHub(configText: string): Promise<{ hub: Hub; leafPorts: numb
       await stop();
       throw err;
     }
-    return { hub: { servers, urls: servers.map((s) => s.url) }, leafPorts, stop };
+    return { hub: { servers, urls: servers.map((s) => s.url) }, stop };
   }
 }
 
-async function startSite(spec: SiteSpec, hubLeafPort: number, opts: SitesOptions): Promise<Site> {
-  const link = await startTcpProxy({ port: hubLeafPort }, { delayMs: opts.delayMs ?? 0 });
-  let server: RunningNatsServer;
-  try {
-    server = await startNatsServer({
-      ...(spec.jsDomain === undefined ? { jetstream: false } : { jsDomain: spec.jsDomain }),
-      configText: `leafnodes { reconnect: 1, remotes: [{ url: "nats-leaf://127.0.0.1:${link.port}" }] }\n${opts.configText ?? ""}`,
-    });
-  } catch (err) {
-    await link.close();
-    throw err;
-  }
+async function startSite(spec: SiteSpec, link: TcpProxy, opts: SitesOptions): Promise<Site> {
+  const server = await startNatsServer({
+    ...(spec.jsDomain === undefined ? { jetstream: false } : { jsDomain: spec.jsDomain }),
+    configText: `leafnodes { reconnect: 1, remotes: [{ url: "nats-leaf://127.0.0.1:${link.port}" }] }\n${opts.configText ?? ""}`,
+  });
   const url = server.url;
   return {
     name: spec.name,
@@ -178,30 +179,37 @@ async function startSite(spec: SiteSpec, hubLeafPort: number, opts: SitesOptions
   };
 }
 
-/** Start the hub, then each site joined to it (site i to hub server i mod 3), and wait for every link. */
+/** Start each site's relay, the hub (site i joined to hub server i), then each site's leaf server, and wait for every link. */
 export async function startSites(opts: SitesOptions = {}): Promise<Sites> {
-  const { hub, leafPorts, stop: stopHub } = await startHub(opts.configText ?? "");
+  const specs = opts.sites ?? DEFAULT_SITES;
+  if (specs.length < 1 || specs.length > 3) throw new Error(`a hub of three servers takes one to three sites, not ${specs.length}`);
+  const leafPorts = await distinctFreePorts(specs.length);
+  const relays: TcpProxy[] = [];
   const sites: Site[] = [];
+  let stopHub = async (): Promise<void> => undefined;
   const stop = async (): Promise<void> => {
-    await Promise.all(sites.map(async (s) => (await s.server.stop().catch(() => undefined), await s.link.close())));
+    await Promise.all(sites.map((s) => s.server.stop().catch(() => undefined)));
+    await Promise.all(relays.map((r) => r.close()));
     await stopHub();
   };
   try {
-    const specs = opts.sites ?? DEFAULT_SITES;
-    for (const [i, spec] of specs.entries()) sites.push(await startSite(spec, leafPorts[i % leafPorts.length]!, opts));
+    for (const port of leafPorts) relays.push(await startTcpProxy({ port }, { delayMs: opts.delayMs ?? 0 }));
+    const started = await startHub(relays, leafPorts, opts.configText ?? "");
+    stopHub = started.stop;
+    for (const [i, spec] of specs.entries()) sites.push(await startSite(spec, relays[i]!, opts));
     await Promise.all(sites.map((s) => s.linked(30_000)));
+    return {
+      hub: started.hub,
+      sites,
+      site(name) {
+        const s = sites.find((x) => x.name === name);
+        if (!s) throw new Error(`no site ${name}`);
+        return s;
+      },
+      stop,
+    };
   } catch (err) {
     await stop();
     throw err;
   }
-  return {
-    hub,
-    sites,
-    site(name) {
-      const s = sites.find((x) => x.name === name);
-      if (!s) throw new Error(`no site ${name}`);
-      return s;
-    },
-    stop,
-  };
 }
