@@ -63,15 +63,24 @@ export interface ServeConfig {
   /** How often the seat's holder writes the checkpoints that are due (0: never), and their bucket's size. */
   readonly checkpointEveryMs: number;
   readonly checkpointMaxBytes: number;
+  /**
+   * An instance at a site (`--no-seat`): it never takes the seat, never
+   * creates or updates a bucket, never writes the registry, checkpoints or
+   * the feed; it reads the buckets and answers the verb.
+   */
+  readonly noSeat: boolean;
+  /** How long a projection may hear nothing from its bucket's stream before its answers say they may be stale. */
+  readonly staleAfterMs: number;
 }
 
 /** Raw flag values as commander hands them over (all optional strings), named as the table of settings names them. */
 export type ConnectionFlags = Partial<Record<ConnectionKey, string>>;
 
-export type ServeFlags = ConnectionFlags & Partial<Record<ServeKey, string>>;
+/** commander hands a `--no-` switch over as a boolean: false when given, its implied true otherwise. */
+export type ServeFlags = ConnectionFlags & Partial<Record<Exclude<ServeKey, "seat">, string>> & { readonly seat?: boolean | string };
 
 type Env = Readonly<Record<string, string | undefined>>;
-type Flags = Readonly<Partial<Record<string, string>>>;
+type Flags = Readonly<Partial<Record<string, string | boolean>>>;
 
 /** Reads a secret's file as text (I/O, passed in so a test can give its own). */
 export type ReadFile = (path: string) => string;
@@ -91,7 +100,10 @@ interface Given {
  */
 function given(s: Setting, flags: Flags, env: Env): Given | undefined {
   const flag = flags[s.key];
-  if (flag !== undefined) return { value: flag, from: s.flag };
+  // A switch is given when commander says false (it negates what its name says); its implied true leaves the variable to decide.
+  if (s.value === "" && typeof flag === "boolean") {
+    if (!flag) return { value: "true", from: s.flag };
+  } else if (flag !== undefined) return { value: String(flag), from: s.flag };
   for (const name of [s.env, s.fallbackEnv]) {
     const v = name === undefined ? undefined : env[name];
     if (name !== undefined && v !== undefined && v !== "") return { value: v, from: name };
@@ -237,6 +249,17 @@ function duration(key: ServeKey, flags: Flags, env: Env): number {
 
 const size = (g: Given): number => parseSize(g.value, g.from);
 
+const TRUE = ["true", "1", "yes", "on"];
+const FALSE = ["false", "0", "no", "off"];
+
+/** A switch's value: true or false as a person writes it in a variable. */
+function bool(g: Given): boolean {
+  const v = g.value.trim().toLowerCase();
+  if (TRUE.includes(v)) return true;
+  if (FALSE.includes(v)) return false;
+  throw new Failure("CONFIG", `${g.from} "${g.value}" must be true or false`);
+}
+
 export function parseHostPort(text: string, flag = "--http"): { host: string; port: number } {
   const m = /^(.*):(\d+)$/.exec(text.trim());
   if (!m) throw new Failure("CONFIG", `${flag} "${text}" must be HOST:PORT, such as 127.0.0.1:8080`);
@@ -275,6 +298,8 @@ export function serveConfig(flags: ServeFlags, env: Env = process.env, read: Rea
     checkpointEveryMs: checkpointEvery.value.trim() === "0" ? 0 : duration("checkpointEvery", f, env),
     checkpointMaxBytes: size(valued("checkpointMaxBytes", f, env)),
     heapGrowingPercent: percent(valued("heapGrowing", f, env)),
+    noSeat: bool(valued("seat", f, env)),
+    staleAfterMs: duration("staleAfter", f, env),
   };
   if (!LOG_LEVELS.includes(cfg.logLevel)) {
     throw new Failure("CONFIG", `${logLevel.from} "${cfg.logLevel}" must be one of ${LOG_LEVELS.join(", ")}`);

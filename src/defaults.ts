@@ -19,7 +19,7 @@ export interface Setting {
   readonly flag: string;
   /** A one-letter alias, such as `-s`. */
   readonly short?: string;
-  /** What the value is, as help shows it, such as `<duration>`. */
+  /** What the value is, as help shows it, such as `<duration>`; "" for a switch, which takes none (its variable takes true or false). */
   readonly value: string;
   /** Its name among the flags commander hands over: the flag in camel case, as commander makes it. */
   readonly key: string;
@@ -111,6 +111,15 @@ export const SERVE_SETTINGS = [
     bounds: { min: "1s", max: "5m" },
     help: "the seat's lease time",
   },
+  {
+    // commander names the value of a `--no-` switch by what it negates: false when given; its implied true counts as not given.
+    flag: "--no-seat",
+    value: "",
+    key: "seat",
+    env: "MESH_PROVISIONER_NO_SEAT",
+    default: "false",
+    help: "never take the seat: an instance at a site, which never creates or writes a bucket, reads them (through --js-domain) and answers the verb",
+  },
   { flag: "--replicas", value: "<n>", key: "replicas", env: "MESH_PROVISIONER_REPLICAS", default: "1", help: "replicas of the buckets it creates (1 to 5)" },
   {
     flag: "--max-wait",
@@ -121,6 +130,17 @@ export const SERVE_SETTINGS = [
     // A graceful stop waits this long for the requests in flight (src/stop.ts): past 30s it outlasts a supervisor's grace period (the chart's is 45s).
     bounds: { min: "1ms", max: "30s" },
     help: "longest wait of a minRevision request before 504",
+  },
+  {
+    flag: "--stale-after",
+    value: "<duration>",
+    key: "staleAfter",
+    env: "MESH_PROVISIONER_STALE_AFTER",
+    default: "5s",
+    // A watch hears from its stream at least every second while it can reach it (the stall check): below a second a
+    // busy moment would say stale; past an hour a cut-off site answers an hour without saying so.
+    bounds: { min: "1s", max: "1h" },
+    help: "a projection that has heard nothing from its bucket's stream for longer than this says its answers may be stale",
   },
   {
     flag: "--drift-delay",
@@ -283,3 +303,6 @@ export const DEFAULT_CHECKPOINT_LIMITS = Object.freeze({
   everyMs: parseDuration(SERVE_DEFAULTS.checkpointEvery),
   maxBytes: parseSize(SERVE_DEFAULTS.checkpointMaxBytes),
 });
+
+/** How long a projection may hear nothing from its stream before its answers say they may be stale, by default. */
+export const DEFAULT_STALE_AFTER_MS = parseDuration(SERVE_DEFAULTS.staleAfter);

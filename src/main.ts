@@ -11,7 +11,7 @@ import { ProvisionerError } from "mesh-provisioner-client/protocol/errors.js";
 import { BUCKETS, isAnswered, knownKinds, SEAT_BUCKET, streamName, WHATS, type What } from "mesh-provisioner-client/keys";
 import { specFor } from "./projections/bucket-specs.js";
 import { Projection } from "./projections/projection.js";
-import { ensureBuckets, type BucketLimits, type BucketPlan } from "./streams/buckets.js";
+import { ensureBuckets, waitForBuckets, type BucketLimits, type BucketPlan } from "./streams/buckets.js";
 import { watchBucket } from "./streams/kv-watch.js";
 import { jetStreamAccess, type JetStreamAccess } from "./streams/jetstream-access.js";
 import { CreationGate } from "./streams/creation-gate.js";
@@ -23,7 +23,7 @@ import { MeshOverview } from "./overview/overview.js";
 import { ChangeRate } from "./overview/change-rate.js";
 import { countChanges } from "./overview/rate-watch.js";
 import type { FloodLimits } from "./overview/flood.js";
-import { DEFAULT_BUCKET_LIMITS, DEFAULT_CHECKPOINT_LIMITS, DEFAULT_FLOOD_LIMITS } from "./defaults.js";
+import { DEFAULT_BUCKET_LIMITS, DEFAULT_CHECKPOINT_LIMITS, DEFAULT_FLOOD_LIMITS, DEFAULT_STALE_AFTER_MS } from "./defaults.js";
 import { allSynced } from "./streams/synced.js";
 import { kvRegistryWriter } from "./reconcile/apply.js";
 import { conditionalRegistryWrites } from "./reconcile/write-mode.js";
@@ -69,6 +69,15 @@ export interface ProvisionerOptions {
   readonly checkpointEveryMs?: number;
   /** The checkpoints' bucket's size limit. */
   readonly checkpointMaxBytes?: number;
+  /**
+   * An instance at a site (`serve --no-seat`): it never takes the seat, never
+   * creates or updates a bucket (it waits for them), never writes the
+   * registry, checkpoints or the feed; it loads checkpoints, watches the
+   * buckets and the seat's, and answers the verb.
+   */
+  readonly noSeat?: boolean;
+  /** Past this long without hearing from its bucket's stream, a projection's answers say they may be stale (the defaults' table's when absent). */
+  readonly staleAfterMs?: number;
 }
 
 /** A running provisioner; the HTTP side and the dump read it as a ProvisionerReader. */
@@ -161,7 +170,12 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
   // Options a caller left out take the defaults' table's values, here and nowhere below.
   const bucketLimits = opts.bucketLimits ?? DEFAULT_BUCKET_LIMITS;
   const floodLimits = opts.floodLimits ?? DEFAULT_FLOOD_LIMITS;
-  await patiently("create or open the buckets", () => ensureBuckets(jsm, BUCKET_PLANS, opts.replicas, log, bucketLimits), log);
+  const noSeat = opts.noSeat === true;
+  const staleAfterMs = opts.staleAfterMs ?? DEFAULT_STALE_AFTER_MS;
+  if (noSeat) {
+    log.info({ staleAfterMs }, "running without the seat (--no-seat): this instance writes nothing; it reads the buckets and answers the verb");
+    await patiently("wait for the buckets", () => waitForBuckets(jsm, BUCKET_PLANS, log), log);
+  } else await patiently("create or open the buckets", () => ensureBuckets(jsm, BUCKET_PLANS, opts.replicas, log, bucketLimits), log);
 
   const table = opts.table ?? REGISTRY_TABLE;
   const desired = desiredRegistry(table);
@@ -186,12 +200,14 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     patiently("open the seat's bucket", () => kvm.open(SEAT_BUCKET), log),
     patiently("open the registry bucket", () => kvm.open(BUCKETS.registry), log),
   ]);
-  const seat = new Seat({ kv: seatKv, ttlMs: opts.seatTtlMs, log });
+  const seat = new Seat({ kv: seatKv, ttlMs: opts.seatTtlMs, log, campaign: !noSeat });
   const subs: Subscription[] = [];
   // The watches take turns to create their consumers (see creation-gate.ts), and every creation is counted.
   const gate = new CreationGate();
   const consumers = new CreationTally();
-  for (const what of WHATS) projections[what] = new Projection(specFor(what, kinds), log, what === "registry" ? undefined : overview.observerFor(what));
+  for (const what of WHATS) {
+    projections[what] = new Projection(specFor(what, kinds), log, what === "registry" ? undefined : overview.observerFor(what), { staleAfterMs });
+  }
   // The change rate counts from the process's start: subscribed before any watch begins, so no change applied after a first sync is missed.
   const rate = new ChangeRate();
   subs.push(countChanges(projections, rate));
@@ -204,6 +220,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     jsm,
     projections: { needs: projections.needs, applied: projections.applied, collect: projections.collect },
     isHolder: () => seat.isHolder && !checkpointsCut,
+    writes: !noSeat,
     replicas: opts.replicas,
     maxBytes: opts.checkpointMaxBytes ?? DEFAULT_CHECKPOINT_LIMITS.maxBytes,
     everyMs: opts.checkpointEveryMs ?? DEFAULT_CHECKPOINT_LIMITS.everyMs,
@@ -230,7 +247,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     intervalMs: opts.registryIntervalMs,
     driftDelayMs: opts.driftDelayMs,
     log,
-    mayWrite: () => seat.mayWrite(),
+    mayWrite: () => !noSeat && seat.mayWrite(),
   });
   reconciler.start();
   // A new holder reconciles at once: its projections are already warm.
@@ -279,7 +296,7 @@ export async function startProvisioner(nc: NatsConnection, opts: ProvisionerOpti
     void synced.then(joinVerb).catch((err: unknown) => log.error({ err: (err as Error).message }, "the verb could not join its queue group"));
   } else await joinVerb();
   await patiently("watch the seat", () => seat.start(), log);
-  subs.push(startFeed({ nc, projections, isHolder: () => seat.isHolder, log }));
+  subs.push(startFeed({ nc, projections, isHolder: () => !noSeat && seat.isHolder, log }));
 
   const bound = stopBound(opts.maxWaitMs);
   /** The write in flight settles, the holder's checkpoints are brought up to date, then the seat is released. */

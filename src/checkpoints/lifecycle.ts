@@ -33,6 +33,8 @@ export interface CheckpointDeps {
   readonly replicas: number;
   readonly maxBytes: number;
   readonly everyMs: number;
+  /** False: the checkpoints' bucket is only opened, never created, and no checkpoint is ever written (`serve --no-seat`). */
+  readonly writes?: boolean;
   readonly log: Logger;
   readonly now?: () => number;
 }
@@ -52,7 +54,11 @@ export async function startCheckpoints(deps: CheckpointDeps): Promise<Checkpoint
   const now = deps.now ?? Date.now;
   const tally = new CheckpointTally();
   const streamInfo = (name: string): Promise<StreamInfo> => deps.jsm.streams.info(streamName(BUCKETS[name as NodeWhat]));
-  const objects: CheckpointObjects | undefined = await openCheckpointObjects(deps.objm, { replicas: deps.replicas, maxBytes: deps.maxBytes }, log);
+  const objects: CheckpointObjects | undefined = await openCheckpointObjects(
+    deps.objm,
+    { replicas: deps.replicas, maxBytes: deps.maxBytes, create: deps.writes !== false },
+    log,
+  );
   const names = Object.keys(deps.projections) as NodeWhat[];
   let loaded = Promise.resolve();
   if (objects !== undefined) {
@@ -103,7 +109,7 @@ export async function startCheckpoints(deps: CheckpointDeps): Promise<Checkpoint
     loaded = Promise.all(loads).then(() => undefined);
   }
   const writer =
-    objects === undefined
+    objects === undefined || deps.writes === false
       ? undefined
       : new CheckpointWriter({
           objects,

@@ -39,6 +39,8 @@ export interface ObjectsOptions {
   readonly maxBytes: number;
   /** A read that receives nothing for this long is given up (READ_IDLE_MS by default). */
   readonly idleMs?: number;
+  /** False: open the bucket only, never create it (an instance that never holds the seat). True when absent. */
+  readonly create?: boolean;
 }
 
 /**
@@ -83,12 +85,15 @@ export async function openCheckpointObjects(objm: Objm, opts: ObjectsOptions, lo
   setSha256Backend("native");
   let os: ObjectStore;
   try {
-    os = await objm.create(CHECKPOINT_BUCKET, {
-      description: "mesh-provisioner: checkpoints of its projections, written by the seat's holder",
-      storage: StorageType.File,
-      replicas: opts.replicas,
-      max_bytes: opts.maxBytes,
-    });
+    os =
+      opts.create === false
+        ? await objm.open(CHECKPOINT_BUCKET)
+        : await objm.create(CHECKPOINT_BUCKET, {
+            description: "mesh-provisioner: checkpoints of its projections, written by the seat's holder",
+            storage: StorageType.File,
+            replicas: opts.replicas,
+            max_bytes: opts.maxBytes,
+          });
   } catch (err) {
     log.warn(
       { bucket: CHECKPOINT_BUCKET, err: (err as Error).message, maxBytes: opts.maxBytes },

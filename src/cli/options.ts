@@ -16,7 +16,9 @@ export function describeSetting(s: Setting, defaultText: string | undefined = s.
 }
 
 function addSettings(cmd: Command, settings: readonly Setting[], defaultText: (s: Setting) => string | undefined = (s) => s.default): Command {
-  for (const s of settings) cmd.option(`${s.short === undefined ? "" : `${s.short}, `}${s.flag} ${s.value}`, describeSetting(s, defaultText(s)));
+  for (const s of settings) {
+    cmd.option(`${s.short === undefined ? "" : `${s.short}, `}${s.flag}${s.value === "" ? "" : ` ${s.value}`}`, describeSetting(s, defaultText(s)));
+  }
   return cmd;
 }
 

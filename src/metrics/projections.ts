@@ -37,6 +37,28 @@ export function projectionMetrics(def: MetricsDef, source: SourceOf, jsmOf: () =
     "Unix time at which the projection last applied an entry (0: never)",
     (w) => of(w).lastAppliedAt / 1000,
   );
+  // By `bucket` (the projection's name, as the checkpoints' metrics name theirs): what an alert on a site's staleness joins on.
+  const perBucket = (name: string, help: string, read: (w: What) => number): void => {
+    def.gauge({
+      name,
+      help,
+      labelNames: ["bucket"],
+      collect() {
+        const p = source();
+        if (p) for (const w of WHATS) this.set({ bucket: w }, read(w));
+      },
+    });
+  };
+  perBucket(
+    "mesh_provisioner_projection_heard_timestamp_seconds",
+    "Unix time at which the projection last heard from its bucket's stream (a message, a heartbeat, a read of its state)",
+    (w) => of(w).hearing.at / 1000,
+  );
+  perBucket(
+    "mesh_provisioner_projection_stale",
+    "1 while the projection has heard nothing from its bucket's stream for longer than --stale-after: its answers carry stale",
+    (w) => (of(w).staleness() === undefined ? 0 : 1),
+  );
   perWhat(
     "mesh_provisioner_projection_first_sync_expected_entries",
     "Entries the first sync's consumer said it would deliver (0 until it has said)",

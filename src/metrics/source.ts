@@ -6,9 +6,10 @@ import type { What } from "mesh-provisioner-client/keys";
 import type { ProjectionReader, ProvisionerReader } from "../http/reader.js";
 import type { Reconciler } from "../reconcile/loop.js";
 import type { SeatTally } from "../seat/lease.js";
+import type { Projection } from "../projections/projection.js";
 
 export interface MetricsSource extends ProvisionerReader {
-  readonly projections: Readonly<Record<What, ProjectionReader & { readonly lastAppliedAt: number }>>;
+  readonly projections: Readonly<Record<What, ProjectionReader & Pick<Projection, "lastAppliedAt" | "hearing" | "staleness">>>;
   readonly seat: ProvisionerReader["seat"] & { readonly tally: Readonly<SeatTally>; readonly vacantMs: number };
   readonly reconciler: ProvisionerReader["reconciler"] & Pick<Reconciler, "results" | "lastSuccessAt" | "drift">;
 }

@@ -15,6 +15,8 @@ import type { ProgressOf } from "./sync-progress.js";
 import { ProjectionStore, type Change, type StoreObserver } from "./store/store.js";
 import type { StoreView } from "./store/view.js";
 import { publishRebuilt, revisionsOf } from "./rebuild-diff.js";
+import { Hearing, type HearingOptions } from "./hearing.js";
+import type { Staleness } from "./staleness.js";
 
 /** A store observer that can also forget what it was told (before a rebuilt store is replayed into it). */
 export interface ProjectionObserver extends StoreObserver {
@@ -56,6 +58,8 @@ export class Projection {
   private everSynced = false;
   /** Unix milliseconds at which the store last took in an entry (0: never). */
   private appliedAt = 0;
+  /** When the watch last heard from the bucket's stream (a message, a heartbeat, a read of its state; at first, when it started). */
+  readonly hearing: Hearing;
   /** How far the first snapshot has come: the entries its consumer said it would deliver, and those delivered so far. */
   private firstSync = { expected: 0, received: 0 };
   private sub: Subscription | undefined;
@@ -82,10 +86,12 @@ export class Projection {
     spec: BucketSpec,
     log: Logger,
     private readonly observer?: ProjectionObserver,
+    opts: HearingOptions = {},
   ) {
     this.writable = new ProjectionStore(spec, { observer });
     this.store = this.writable;
     this.log = log.child({ bucket: spec.bucket });
+    this.hearing = new Hearing(opts);
   }
 
   get what(): string {
@@ -106,6 +112,11 @@ export class Projection {
   /** Unix milliseconds at which the store last took in an entry, a checkpoint or a rebuilt snapshot (0: never). */
   get lastAppliedAt(): number {
     return this.appliedAt;
+  }
+
+  /** What its answers say now: undefined while it has heard from its stream within `staleAfterMs`. */
+  staleness(now?: number): Staleness | undefined {
+    return this.hearing.staleness(this.store.revision, now);
   }
 
   get isSynced(): boolean {
@@ -193,6 +204,7 @@ export class Projection {
 
   /** Feed the projection from a watch. Returns the subscription (unsubscribe to stop). */
   connect(watch$: Observable<WatchEvent>): Subscription {
+    this.hearing.heard(); // silent from the watch's start until it first hears
     this.sub = watch$.subscribe({
       next: (ev) => this.onEvent(ev),
       error: (err: unknown) => this.log.error({ err }, "the bucket's watch failed for good; the projection stops updating"),
@@ -229,6 +241,7 @@ export class Projection {
   }
 
   stats(): ProjectionStats {
+    const stale = this.staleness();
     return {
       what: this.store.spec.what,
       bucket: this.store.spec.bucket,
@@ -237,11 +250,17 @@ export class Projection {
       outOfShape: this.store.outOfShapeCount,
       synced: this.isSynced,
       everSynced: this.everSynced,
+      heardAt: new Date(this.hearing.at).toISOString(),
+      ...(stale === undefined ? {} : { stale }),
     };
   }
 
   private onEvent(ev: WatchEvent): void {
+    // Every event but a resume is news from the stream; a number, no allocation, per message.
+    if (ev.type !== "resuming") this.hearing.heard();
     switch (ev.type) {
+      case "heard":
+        return;
       case "entry": {
         const { operation, key, revision, value } = ev.entry;
         if (!this.everSynced) this.firstSync.received++;

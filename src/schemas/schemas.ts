@@ -106,11 +106,24 @@ function build() {
     })
     .meta({ id: "OutOfShape" });
 
+  const stale = z
+    .object({
+      since: z.string().meta({ description: "the last moment the projection heard from its bucket's stream: ISO 8601, UTC, milliseconds" }),
+      silentMs: count().meta({ description: "how long before this reply that was, in milliseconds, on the answering instance's own clock" }),
+      revision: count().meta({ description: "the revision the projection holds" }),
+    })
+    .meta({
+      id: "Staleness",
+      description:
+        "present only when the asked bucket's projection has heard nothing from its stream for longer than the instance's --stale-after: the answer may be behind the bucket",
+    });
+
   const replyOf = <W extends What, E extends Zod.ZodType>(what: W, entry: E) =>
     z
       .object({
         what: z.literal(what),
         revision: count().meta({ description: "the bucket's stream sequence the projection had applied when it answered" }),
+        stale: stale.optional(),
         entries: z.array(entry).meta({ description: "entries in key order, strictly after `after`" }),
         outOfShape: z.array(outOfShape).meta({ description: "keys out of shape in this page's key range, in key order" }),
         next: z.string().optional().meta({ description: "present when more remains: the last key this page covers; ask again with after: next" }),
@@ -131,6 +144,7 @@ function build() {
         code: z.number().int().meta({ description: "the status, also in the Nats-Service-Error-Code header: 400, 503, 504 or 500" }),
         message: z.string().meta({ description: "what is wrong, for a person to act on; also in the Nats-Service-Error header" }),
       }),
+      stale: stale.optional(),
     })
     .meta({ id: "ErrorReply" });
 
@@ -163,6 +177,7 @@ function build() {
     tooLarge: { registry: registryTooLarge, needs: needsTooLarge, applied: appliedTooLarge, collect: collectTooLarge },
     registryValue,
     outOfShape,
+    stale,
     errorReply,
     feedEvent,
     feedEvents: { registry: registryFeed, needs: needsFeed, applied: appliedFeed, collect: collectFeed },

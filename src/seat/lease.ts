@@ -5,6 +5,9 @@
  * renewed by compare-and-set several times per ttl; released by a
  * compare-and-set delete so a standby takes over at once. The decisions are
  * in ./state.ts; this file only times them and talks to the bucket.
+ *
+ * An instance that does not campaign (`serve --no-seat`, an instance at a
+ * site) only watches the key: it knows the holder, and never writes the key.
  */
 import { hostname } from "node:os";
 import { randomUUID } from "node:crypto";
@@ -36,6 +39,8 @@ export interface SeatOptions {
   /** Monotonic milliseconds; performance.now() unless a test passes its own. */
   readonly clock?: () => number;
   readonly instance?: string;
+  /** False: never take the seat, only watch who holds it (`serve --no-seat`). True when absent. */
+  readonly campaign?: boolean;
 }
 
 /** What this instance saw of the seat since it started (read by /metrics). */
@@ -159,15 +164,20 @@ export class Seat {
     }
   }
 
+  /** Whether this instance ever takes the seat. */
+  get campaigns(): boolean {
+    return this.opts.campaign !== false;
+  }
+
   private schedule(): void {
-    if (this.stopped) return;
+    if (this.stopped || !this.campaigns) return;
     clearTimeout(this.timer);
     const wait = this.state.role === "holder" ? renewEvery(this.timing) : Math.max(0, takeAt(this.state, this.timing) - this.clock());
     this.timer = setTimeout(() => void this.tick(), wait);
   }
 
   private async tick(): Promise<void> {
-    if (this.stopped || this.busy) return;
+    if (this.stopped || this.busy || !this.campaigns) return;
     this.busy = true;
     try {
       if (this.state.role === "holder") await this.renew();

@@ -9,6 +9,7 @@ import type { Logger } from "../log.js";
 import { violationIn } from "../permissions/violation.js";
 import { streamName } from "mesh-provisioner-client/keys";
 import { wrapFailure } from "../failure.js";
+import { Backoff, BACKOFF } from "mesh-provisioner-client/backoff";
 
 export interface BucketPlan {
   readonly bucket: string;
@@ -160,4 +161,45 @@ export async function ensureBuckets(
   // Each bucket is its own stream: asked at once, a start waits for one round trip rather than one a bucket.
   const outcomes = await Promise.all(plans.map((p) => ensureBucket(jsm, p, replicas, log, limits)));
   return Object.fromEntries(plans.map((p, i) => [p.bucket, outcomes[i] as BucketOutcome]));
+}
+
+/**
+ * Wait until every bucket exists, creating and changing none (an instance that
+ * does not hold the seat at a site, `serve --no-seat`: the seat's holder makes
+ * them). The buckets still missing are logged once, and again only when that
+ * list changes; a failure other than "not found" (a grant that refuses the
+ * stream's info, a JetStream that does not answer) is thrown for the caller's
+ * retry. Tries are spaced by the start-up retry policy.
+ */
+export async function waitForBuckets(
+  jsm: JetStreamManager,
+  plans: readonly BucketPlan[],
+  log: Logger,
+  sleep: (ms: number) => Promise<void> = (ms) => new Promise((r) => setTimeout(r, ms)),
+): Promise<void> {
+  const backoff = new Backoff(BACKOFF.startup);
+  let said = "";
+  for (;;) {
+    const missing: string[] = [];
+    for (const plan of plans) {
+      try {
+        await jsm.streams.info(streamName(plan.bucket));
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        missing.push(plan.bucket);
+      }
+    }
+    if (missing.length === 0) {
+      if (said !== "") log.info({ buckets: plans.map((p) => p.bucket) }, "the buckets exist now: reading them");
+      return;
+    }
+    if (missing.join() !== said) {
+      said = missing.join();
+      log.warn(
+        { missing },
+        "waiting for the buckets to be created: this instance runs with --no-seat and creates none; the seat's holder (an instance without --no-seat, at the hub) creates them at its start",
+      );
+    }
+    await sleep(backoff.next());
+  }
 }

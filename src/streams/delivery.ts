@@ -35,6 +35,8 @@ export interface DeliveryHandlers {
   entry(entry: RawEntry, pending: number): void;
   /** The consumer will deliver nothing more; called once. */
   ended(why: string): void;
+  /** An idle heartbeat came: the stream's server is reachable, with nothing to deliver. */
+  heartbeat?(): void;
 }
 
 export interface DeliveryOptions {
@@ -120,6 +122,7 @@ export class DeliveryReader {
     if (code === 100 && description === "idle heartbeat") {
       const stalled = m.headers?.get(CONSUMER_STALLED_HEADER);
       if (stalled) this.publish(stalled, EMPTY);
+      this.handlers.heartbeat?.();
       return;
     }
     if (code === 409) this.end(`the server ended the watch's consumer: ${code} ${description}`);
@@ -138,6 +141,7 @@ export function deliver(nc: NatsConnection, opts: DeliveryOptions, handlers: Del
     opts,
     {
       entry: handlers.entry,
+      heartbeat: handlers.heartbeat,
       ended: (why) => {
         close();
         handlers.ended(why);

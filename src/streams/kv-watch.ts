@@ -15,6 +15,10 @@
  * - a watch that dies without a disconnect (its consumer deleted, heartbeats
  *   missed, or simply no progress while the stream is ahead of what was
  *   applied, checked every second) is restarted the same way;
+ * - every sign that the stream is reachable (a message, an idle heartbeat, a
+ *   read of its state: at start, at each resume, by the stall check every
+ *   second) is told, as `heard` when it carries nothing else, so the
+ *   projection knows how long it has heard nothing (its staleness);
  * - a stream whose last sequence is ahead of what was applied while it holds
  *   no message after it (the last messages were deleted, purged or expired)
  *   is at its end: the projection is told it has reached that sequence
@@ -55,6 +59,8 @@ export type { RawEntry } from "./delivery.js";
 
 export type WatchEvent =
   | { readonly type: "entry"; readonly entry: RawEntry }
+  /** The stream was reachable just now (an idle heartbeat, a read of its state), with nothing else to tell. */
+  | { readonly type: "heard" }
   /** The new consumer has `count` messages to deliver before it has caught up (a first snapshot: one per key). */
   | { readonly type: "pending"; readonly count: number }
   /** Everything up to `lastSeq` of the stream has been delivered. */
@@ -116,6 +122,9 @@ export interface WatchOptions {
  * the reply subject of every message the consumer delivers, which the client
  * reads byte by byte: it is kept short, 48 random bits after `mp_`.
  */
+/** One object for every `heard`: told every second, it allocates nothing. */
+const HEARD: WatchEvent = Object.freeze({ type: "heard" });
+
 function consumerNamePrefix(): string {
   return `mp_${randomBytes(6).toString("base64url")}`;
 }
@@ -152,6 +161,7 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
       let leave: (() => void) | undefined;
       try {
         const si = await (await jsm).streams.info(stream);
+        if (gen === generation) subscriber.next(HEARD);
         const state: StreamState = {
           messages: si.state.messages,
           firstSeq: si.state.first_seq,
@@ -244,6 +254,9 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
               }
             },
             ended: (why: string) => onEnded(gen, why),
+            heartbeat: () => {
+              if (gen === generation) subscriber.next(HEARD);
+            },
           },
         );
       } catch (err) {
@@ -306,7 +319,8 @@ export function watchBucket(deps: WatchDeps, opts: WatchOptions): Observable<Wat
           () => undefined,
         );
       checking = false;
-      if (lastSeq === undefined) return;
+      if (lastSeq === undefined || stopped) return;
+      subscriber.next(HEARD);
       const applied = opts.fromRevision();
       if (lastSeq <= applied) {
         behind = undefined;

@@ -5,6 +5,11 @@
  * errors (Nats-Service-Error-Code / Nats-Service-Error headers) with a JSON
  * body. No exception ever escapes the subscription callback, and no reply is
  * ever larger than the connection's max payload.
+ *
+ * An answer, or an error, whose asked bucket's projection has heard nothing
+ * from its stream for longer than `--stale-after` carries `stale`: it is
+ * written into the reply as it is sent, never into the page kept by the
+ * answer cache, so a kept page says stale exactly when a fresh one would.
  */
 import { Svcm, type Service, type ServiceMsg } from "@nats-io/services";
 import type { NatsConnection } from "@nats-io/nats-core";
@@ -13,6 +18,7 @@ import { ProvisionerError, wrapError } from "mesh-provisioner-client/protocol/er
 import { answeredChecks, WHATS, type What } from "mesh-provisioner-client/keys";
 import type { Projection } from "../projections/projection.js";
 import { buildPage } from "./answer.js";
+import { STALE_ROOM, withStale } from "./stale-reply.js";
 import { AnswerCache, type KnownRequest } from "./answer-cache.js";
 import { PROTOCOL_VERSION } from "mesh-provisioner-client/protocol/version.js";
 import { NEEDS_VERB_SUBJECT, NODE_VERB_SUBJECTS, QUEUE_GROUP, SERVICE_NAME, VERB_SUBJECT } from "mesh-provisioner-client/protocol/subjects.js";
@@ -35,6 +41,12 @@ export interface VerbOptions {
   readonly lastSeq?: (bucket: string) => Promise<number | undefined>;
   /** Called once per answered request: its status (200, 400, …), what was asked, and how long it took. */
   readonly observe?: (status: number, what: string, seconds: number) => void;
+}
+
+/** A request whose body is read: what it asks, and the projection that answers it (an error about it says its staleness). */
+interface Asked {
+  readonly known: KnownRequest;
+  readonly projection: Projection;
 }
 
 /** A request validated and ready to answer. */
@@ -183,20 +195,24 @@ export class VerbService {
    * cached and sent again), or a ProvisionerError. Exposed for tests.
    */
   async answer(body: Uint8Array | string, scope: VerbScope = MESH_SCOPE): Promise<Uint8Array> {
-    const p = this.prepare(body, scope);
+    const p = this.prepare(this.ask(body, scope));
     if (p.wait) await this.waitFor(p);
-    return this.page(p);
+    return this.stamped(p.projection, this.page(p));
+  }
+
+  /** Read a request's body (throws a ProvisionerError where it is not valid or reaches past the scope). */
+  private ask(body: Uint8Array | string, scope: VerbScope): Asked {
+    const known = this.cache.request(typeof body === "string" ? body : this.decoder.decode(body), scope);
+    return { known, projection: this.opts.projections[known.req.what] };
   }
 
   /**
-   * Validate a request and check its projections can answer it (throws a
-   * ProvisionerError when not); `wait` says it must wait for `minRevision`.
+   * Check the projections can answer a request (throws a ProvisionerError
+   * when not); `wait` says it must wait for `minRevision`.
    */
-  private prepare(body: Uint8Array | string, scope: VerbScope): Prepared {
-    const known = this.cache.request(typeof body === "string" ? body : this.decoder.decode(body), scope);
+  private prepare({ known, projection }: Asked): Prepared {
     const { req } = known;
     const { projections } = this.opts;
-    const projection = projections[req.what];
     // Only the first sync gates answers. A projection whose watch is resuming
     // still holds its bucket exactly as of `revision` (a prefix of the stream's
     // history), and answers from it, as an informer's lister does; a node that
@@ -233,7 +249,8 @@ export class VerbService {
         buildPage(known.req, {
           store: projection.store,
           isAnswered: this.answered[known.req.what],
-          maxBytes: nc.info!.max_payload - PAYLOAD_MARGIN,
+          // Room is kept for `stale`, which is written in as the page is sent.
+          maxBytes: nc.info!.max_payload - PAYLOAD_MARGIN - STALE_ROOM,
         }).bytes,
     );
   }
@@ -244,11 +261,18 @@ export class VerbService {
    * `minRevision` is answered when the projection gets there.
    */
   private onRequest(msg: ServiceMsg, started: number, scope: VerbScope): void {
+    let asked: Asked;
     let p: Prepared;
     try {
-      p = this.prepare(msg.data, scope);
+      asked = this.ask(msg.data, scope);
     } catch (err) {
       this.done(msg, started, this.failWith(msg, err));
+      return;
+    }
+    try {
+      p = this.prepare(asked);
+    } catch (err) {
+      this.done(msg, started, this.failWith(msg, err, asked.projection));
       return;
     }
     if (!p.wait) {
@@ -257,7 +281,7 @@ export class VerbService {
     }
     const answered = this.waitFor(p).then(
       () => this.done(msg, started, this.reply(msg, p)),
-      (err: unknown) => this.done(msg, started, this.failWith(msg, err)),
+      (err: unknown) => this.done(msg, started, this.failWith(msg, err, p.projection)),
     );
     this.pending.add(answered);
     void answered.finally(() => this.pending.delete(answered));
@@ -267,9 +291,9 @@ export class VerbService {
   private reply(msg: ServiceMsg, p: Prepared): number {
     let bytes: Uint8Array;
     try {
-      bytes = this.page(p);
+      bytes = this.stamped(p.projection, this.page(p));
     } catch (err) {
-      return this.failWith(msg, err);
+      return this.failWith(msg, err, p.projection);
     }
     const max = this.opts.nc.info?.max_payload ?? Number.POSITIVE_INFINITY;
     if (bytes.length > max) {
@@ -279,9 +303,15 @@ export class VerbService {
     return 200;
   }
 
-  /** Answer with the error thrown: a ProvisionerError as it is, anything else as INTERNAL. */
-  private failWith(msg: ServiceMsg, err: unknown): number {
-    return this.fail(msg, wrapError("INTERNAL", "the answer could not be built", err));
+  /** A page as sent: with `stale` written in while its projection has not heard from its stream for too long. */
+  private stamped(projection: Projection, page: Uint8Array): Uint8Array {
+    const stale = projection.staleness();
+    return stale === undefined ? page : withStale(page, stale);
+  }
+
+  /** Answer with the error thrown: a ProvisionerError as it is, anything else as INTERNAL; with `stale` when the asked projection is. */
+  private failWith(msg: ServiceMsg, err: unknown, asked?: Projection): number {
+    return this.fail(msg, wrapError("INTERNAL", "the answer could not be built", err), asked);
   }
 
   /** Report an answered request to the metrics, if any. */
@@ -295,11 +325,12 @@ export class VerbService {
     }
   }
 
-  private fail(msg: ServiceMsg, err: ProvisionerError): number {
+  private fail(msg: ServiceMsg, err: ProvisionerError, asked?: Projection): number {
     this.counters.errors++;
-    if (err.status >= 500) this.log.warn({ code: err.code, err: err.message }, "the verb answered with an error");
+    const stale = asked?.staleness();
+    if (err.status >= 500) this.log.warn({ code: err.code, err: err.message, ...(stale === undefined ? {} : { stale }) }, "the verb answered with an error");
     else this.log.debug({ code: err.code, err: err.message }, "the verb refused a request");
-    const body = this.encoder.encode(JSON.stringify(err.toReplyBody()));
+    const body = this.encoder.encode(JSON.stringify(stale === undefined ? err.toReplyBody() : { ...err.toReplyBody(), stale }));
     this.respond(msg, () => msg.respondError(err.status, err.message.replace(/[\r\n]+/g, " "), body));
     return err.status;
   }

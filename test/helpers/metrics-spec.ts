@@ -27,6 +27,8 @@ export const PROMISED: readonly PromisedMetric[] = [
   m("projection_lag_messages", "gauge", "what"),
   m("projection_last_applied_timestamp_seconds", "gauge", "what"),
   m("projection_synced", "gauge", "what"),
+  m("projection_heard_timestamp_seconds", "gauge", "bucket"),
+  m("projection_stale", "gauge", "bucket"),
   m("projection_start", "gauge", "what", "from"),
   m("projection_first_sync_expected_entries", "gauge", "what"),
   m("projection_first_sync_received_entries", "gauge", "what"),

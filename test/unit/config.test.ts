@@ -267,6 +267,7 @@ describe("the bounds of the durations, from the table of settings", () => {
           registryInterval: c.registryIntervalMs,
           seatTtl: c.seatTtlMs,
           maxWait: c.maxWaitMs,
+          staleAfter: c.staleAfterMs,
           driftDelay: c.driftDelayMs,
           checkpointEvery: c.checkpointEveryMs,
         };
@@ -314,11 +315,14 @@ describe("query's --timeout and verify's --attempts", () => {
 });
 
 /** Each environment twin of serve's own settings: a value other than its default, and where the configuration shows it. */
-const TWINS: Record<ServeKey, { value: string; flag: string; read: (c: ServeConfig) => unknown; expected: unknown; bad?: string }> = {
+/** `flag` absent: a switch, which can only turn on what its variable also turns on (its own tests, below). */
+const TWINS: Record<ServeKey, { value: string; flag?: string; read: (c: ServeConfig) => unknown; expected: unknown; bad?: string }> = {
   registryInterval: { value: "30s", flag: "2m", read: (c) => c.registryIntervalMs, expected: 30_000, bad: "abc" },
   seatTtl: { value: "3s", flag: "4s", read: (c) => c.seatTtlMs, expected: 3000, bad: "abc" },
+  seat: { value: "true", read: (c) => c.noSeat, expected: true },
   replicas: { value: "3", flag: "5", read: (c) => c.replicas, expected: 3, bad: "9" },
   maxWait: { value: "2s", flag: "1s", read: (c) => c.maxWaitMs, expected: 2000, bad: "soon" },
+  staleAfter: { value: "30s", flag: "1m", read: (c) => c.staleAfterMs, expected: 30_000, bad: "late" },
   driftDelay: { value: "1s", flag: "2s", read: (c) => c.driftDelayMs, expected: 1000, bad: "1" },
   http: {
     value: "0.0.0.0:8080",
@@ -375,11 +379,14 @@ describe("environment twins of serve's settings", () => {
       assert.deepEqual(t.read(serveConfig({}, { ...base(s.key), [s.env]: t.value }, FILES)), t.expected);
     });
 
-    test(`${s.flag} wins over ${s.env}`, () => {
-      const fromFlag = t.read(serveConfig({ [s.key]: t.flag }, base(s.key), FILES));
-      assert.notDeepEqual(fromFlag, t.expected);
-      assert.deepEqual(t.read(serveConfig({ [s.key]: t.flag }, { ...base(s.key), [s.env]: t.value }, FILES)), fromFlag);
-    });
+    const flag = t.flag;
+    if (flag !== undefined) {
+      test(`${s.flag} wins over ${s.env}`, () => {
+        const fromFlag = t.read(serveConfig({ [s.key]: flag }, base(s.key), FILES));
+        assert.notDeepEqual(fromFlag, t.expected);
+        assert.deepEqual(t.read(serveConfig({ [s.key]: flag }, { ...base(s.key), [s.env]: t.value }, FILES)), fromFlag);
+      });
+    }
 
     if (t.bad !== undefined) {
       const bad = t.bad;
@@ -415,6 +422,39 @@ describe("environment twins of serve's settings", () => {
       () => serveConfig({}, { MESH_PROVISIONER_MAX_VALUE_BYTES: "2GiB", MESH_PROVISIONER_BUCKET_MAX_BYTES: "1GiB" }),
       /^MESH_PROVISIONER_MAX_VALUE_BYTES is larger than MESH_PROVISIONER_BUCKET_MAX_BYTES/,
     );
+  });
+});
+
+describe("--no-seat, a switch", () => {
+  // commander hands the switch over as `seat`: false when --no-seat is given, its implied true when not.
+  test("off by default: the instance campaigns for the seat", () => {
+    assert.equal(serveConfig({}, {}).noSeat, false);
+    assert.equal(serveConfig({ seat: true }, {}).noSeat, false, "commander's implied true is no flag given");
+  });
+
+  test("--no-seat turns it on, whatever the variable says", () => {
+    assert.equal(serveConfig({ seat: false }, {}).noSeat, true);
+    assert.equal(serveConfig({ seat: false }, { MESH_PROVISIONER_NO_SEAT: "false" }).noSeat, true);
+  });
+
+  test("MESH_PROVISIONER_NO_SEAT takes true or false as a person writes them; commander's implied true leaves it to decide", () => {
+    for (const v of ["true", "TRUE", "1", "yes", "on", " true "]) assert.equal(serveConfig({ seat: true }, { MESH_PROVISIONER_NO_SEAT: v }).noSeat, true, v);
+    for (const v of ["false", "0", "no", "off"]) assert.equal(serveConfig({}, { MESH_PROVISIONER_NO_SEAT: v }).noSeat, false, v);
+    assert.equal(serveConfig({}, { MESH_PROVISIONER_NO_SEAT: "" }).noSeat, false, "empty is unset");
+  });
+
+  test("anything else in MESH_PROVISIONER_NO_SEAT is refused naming the variable and what to write", () => {
+    configError(() => serveConfig({}, { MESH_PROVISIONER_NO_SEAT: "maybe" }), /^MESH_PROVISIONER_NO_SEAT "maybe" must be true or false$/);
+  });
+});
+
+describe("--stale-after", () => {
+  test("5s by default, 1s to 1h", () => {
+    assert.equal(serveConfig({}, {}).staleAfterMs, 5000);
+    assert.equal(serveConfig({ staleAfter: "1s" }, {}).staleAfterMs, 1000);
+    assert.equal(serveConfig({ staleAfter: "1h" }, {}).staleAfterMs, 3_600_000);
+    configError(() => serveConfig({ staleAfter: "500ms" }, {}), /^--stale-after "500ms"/);
+    configError(() => serveConfig({}, { MESH_PROVISIONER_STALE_AFTER: "2h" }), /^MESH_PROVISIONER_STALE_AFTER "2h"/);
   });
 });
 

@@ -38,7 +38,17 @@ describe("the table of settings", () => {
   test("no option has a commander default, which would hide its variable: a command line without flags gives no values", () => {
     const cmd = serveCommand().exitOverride();
     cmd.parse([], { from: "user" });
-    assert.deepEqual(cmd.opts(), {});
+    // A `--no-` switch is the exception commander makes: its implied true, which the configuration reads as not given.
+    const switches = ALL.filter((s) => s.value === "");
+    assert.deepEqual(cmd.opts(), Object.fromEntries(switches.map((s) => [s.key, true])));
+    assert.equal(serveConfig(cmd.opts(), { MESH_PROVISIONER_NO_SEAT: "true" }).noSeat, true, "the implied true leaves the variable to decide");
+  });
+
+  test("a switch takes no value: --no-seat given is false to commander, and the configuration's noSeat", () => {
+    const cmd = serveCommand().exitOverride();
+    cmd.parse(["--no-seat"], { from: "user" });
+    assert.equal(cmd.opts().seat, false);
+    assert.equal(serveConfig(cmd.opts(), {}).noSeat, true);
   });
 
   test("every value flag of a secret has a file flag, and its help says why to prefer it", () => {

@@ -84,10 +84,27 @@ export interface FiltersOf {
 /** A request to the verb: what, its narrowing, and `minRevision` (answer only once the projection reached it). */
 export type ProvisionerRequest<W extends What = What> = { readonly what?: W; readonly minRevision?: number } & Readonly<FiltersOf[W]>;
 
+/**
+ * Said by an answer (and an error) whose projection has heard nothing from
+ * its bucket's stream for longer than the instance's `--stale-after`: its
+ * entries may be behind the bucket (an instance at a site cut off from its
+ * hub). docs/protocol.md, "Stale answers".
+ */
+export interface Staleness {
+  /** The last moment the projection heard from its stream: ISO 8601, UTC, milliseconds. */
+  readonly since: string;
+  /** How long before the answer that was, in ms, on the answering instance's own clock. */
+  readonly silentMs: number;
+  /** The revision the projection holds (the answer's). */
+  readonly revision: number;
+}
+
 /** One page as the verb answers it. */
 export interface Page<W extends What = What> {
   readonly what: W;
   readonly revision: number;
+  /** Present only when the answer may be stale. */
+  readonly stale?: Staleness;
   readonly entries: EntryOf[W][];
   readonly outOfShape: OutOfShape[];
   readonly next?: string;

@@ -6,6 +6,7 @@
  * furthest revision applied; both take the shape from here.
  */
 import type { What } from "./what.js";
+import type { Staleness } from "./messages.js";
 
 /** The seat's value in its bucket: who holds it, since when. */
 export interface HolderValue {
@@ -24,6 +25,10 @@ export interface ProjectionStats {
   readonly outOfShape: number;
   readonly synced: boolean;
   readonly everSynced: boolean;
+  /** The last moment the projection heard from its bucket's stream (ISO 8601, UTC, ms). */
+  readonly heardAt: string;
+  /** Present only while it has heard nothing for longer than `--stale-after`: what its answers carry. */
+  readonly stale?: Staleness;
 }
 
 /** One projection in `$SRV.STATS`: with how far it is behind its stream (null when the stream could not be asked in time). */
