@@ -5,7 +5,8 @@
  * through a relay the test cuts and mends. One instance at the hub holds the
  * seat; one instance at each site (`serve --no-seat --js-domain hub`) answers
  * its site's nodes. Nodes write their own keys in the hub's buckets through
- * the domain and ask the verb.
+ * the domain and ask the verb, with the TypeScript client and with the Go
+ * client (test/go-site, built here with the machine's go).
  *
  * The history check: a recorder at the hub sees every write to the needs
  * bucket with its revision, so the bucket's state at any revision can be
@@ -16,6 +17,11 @@
  */
 import { after, before, describe, test } from "node:test";
 import assert from "node:assert/strict";
+import { execFile } from "node:child_process";
+import { mkdtempSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { delimiter, join } from "node:path";
+import { promisify } from "node:util";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstream, jetstreamManager } from "@nats-io/jetstream";
@@ -23,7 +29,8 @@ import { Kvm, KvWatchInclude, type KV } from "@nats-io/kv";
 import { BUCKETS, streamName } from "mesh-provisioner-client/keys";
 import { NoAnswerError, ProvisionerClient, nodeVerbSubject } from "mesh-provisioner-client";
 import { HUB_DOMAIN, startSites, type Site, type Sites } from "../helpers/sites.js";
-import { Fleet } from "../helpers/processes.js";
+import { Fleet, ROOT } from "../helpers/processes.js";
+import { executable, toolForTests } from "../helpers/tool.js";
 import { spawnServed, type Served } from "../helpers/served.js";
 import { eventually } from "../helpers/eventually.js";
 import { httpGet } from "../helpers/http-get.js";
@@ -58,6 +65,14 @@ interface Asked {
   readonly entries: ReadonlyMap<string, number | undefined>;
   readonly stale: Staleness | undefined;
 }
+
+const run = promisify(execFile);
+const goFound = ((): { bin: string } | { missing: string } => {
+  const dirs = [...(process.env["PATH"] ?? "").split(delimiter).filter(Boolean), "/usr/local/go/bin"];
+  const bin = dirs.map((d) => join(d, "go")).find(executable);
+  return bin ? { bin } : { missing: "go was not found on PATH or at /usr/local/go/bin/go" };
+})();
+const go = toolForTests(goFound, "go", "a Go node at each site");
 
 /** The node's keys in the bucket at `revision`, each with the revision of its value: rebuilt from every write up to it. */
 function stateAt(ops: readonly Op[], node: string, revision: number): Map<string, number> {
@@ -140,6 +155,9 @@ describe("a hub of three servers and two sites, each joined through a link that 
   let a1: SiteNode;
   let b1: SiteNode;
 
+  const goDir = mkdtempSync(join(tmpdir(), "go-site-"));
+  const goSite = join(goDir, "go-site");
+
   const serveAt = async (site: Site): Promise<Served> => {
     const fleet = new Fleet({ server: site.url });
     fleets.push(fleet);
@@ -152,6 +170,7 @@ describe("a hub of three servers and two sites, each joined through a link that 
   };
 
   before(async () => {
+    if (!go.skip) await run(go.bin, ["build", "-o", goSite, "."], { cwd: join(ROOT, "test", "go-site"), timeout: 240_000 });
     sites = await startSites();
     // The hub's instance on the hub server site b's link reaches: with site b's instance stopped, b's asks land next to it.
     const hubFleet = new Fleet({ server: sites.hub.urls[1]! });
@@ -172,6 +191,7 @@ describe("a hub of three servers and two sites, each joined through a link that 
     await Promise.all([a1, b1].map((n) => n?.close().catch(() => undefined)));
     await hubNc?.close().catch(() => undefined);
     await sites?.stop();
+    rmSync(goDir, { recursive: true, force: true });
   });
 
   /** Every answer recorded so far names a revision whose state it equals (the recorder must have seen that far first). */
@@ -199,6 +219,30 @@ describe("a hub of three servers and two sites, each joined through a link that 
     assert.equal((await answeredBy(siteServed.get("a")!)) - before.a, 10, "site a's instance answered every ask of a1");
     assert.equal((await answeredBy(siteServed.get("b")!)) - before.b, 10, "site b's instance answered every ask of b1");
     assert.equal((await answeredBy(hubServed)) - before.hub, 0, "the hub's instance answered none of them");
+    await checkHistory();
+  });
+
+  test("a Go node at each site writes its own keys through the hub's domain and is answered at its site", { skip: go.skip }, async () => {
+    for (const site of sites.sites) {
+      const served = siteServed.get(site.name)!;
+      const before = { site: await answeredBy(served), hub: await answeredBy(hubServed) };
+      const node = `go${site.name}`;
+      const { stdout } = await run(goSite, [site.url, HUB_DOMAIN, node, "5"], { timeout: 30_000 });
+      const lines = stdout
+        .trim()
+        .split("\n")
+        .map((l) => JSON.parse(l) as { revision: number; entries: [string, number | null][] });
+      assert.equal(lines.length, 5);
+      for (const l of lines) {
+        answers.push({ node, askedAt: Date.now(), revision: l.revision, entries: new Map(l.entries.map(([k, r]) => [k, r ?? undefined])), stale: undefined });
+        assert.deepEqual(
+          l.entries.map(([k]) => k),
+          [`${node}.web.config.host`, `${node}.web.config.port`],
+        );
+      }
+      assert.equal((await answeredBy(served)) - before.site, 5, `site ${site.name}'s instance answered every ask of ${node}`);
+      assert.equal((await answeredBy(hubServed)) - before.hub, 0, "the hub's instance answered none of them");
+    }
     await checkHistory();
   });
 
