@@ -9,8 +9,9 @@
  *
  * The reader's replies join the run's reads (judged key by key like every
  * other, check 4) and carry the reply's `stale`; the check here: every reply
- * the site gave while its link was cut, once its instance could have noticed
- * (`--stale-after` and its once-a-second check), said stale; after the
+ * the site gave while its link was cut (asked once its instance could have
+ * noticed, `--stale-after` and its once-a-second check, and answered before
+ * the link was mended), said stale; after the
  * faults the site answers every node at its last acknowledged write, not
  * stale; the site's instance never exited on its own.
  */
@@ -160,7 +161,8 @@ export function checkSite(h: Pick<History, "faults" | "reads">, exits: readonly 
     const from = c.startedAt! + STALE_BY_MS;
     const to = c.healedAt ?? Number.POSITIVE_INFINITY;
     for (const r of site) {
-      if (r.sentAt < from || r.sentAt > to || r.status !== 200) continue;
+      // Asked once the site could have noticed, answered before the mend (a minRevision's wait may outlast the cut).
+      if (r.sentAt < from || r.doneAt === undefined || r.doneAt > to || r.status !== 200) continue;
       judged++;
       if (r.stale === undefined) v.push(`site read #${r.id} at ${r.sentAt} ms, ${r.sentAt - c.startedAt!} ms into cut ${c.id}: answered without stale`);
       else if (r.stale.revision !== r.revision) v.push(`site read #${r.id}: stale names revision ${r.stale.revision}, answered at ${r.revision}`);

@@ -60,6 +60,7 @@ interface Op {
 interface Asked {
   readonly node: string;
   readonly askedAt: number;
+  readonly answeredAt: number;
   readonly revision: number;
   /** key → the revision of its entry, for every entry and entry out of shape. */
   readonly entries: ReadonlyMap<string, number | undefined>;
@@ -133,7 +134,7 @@ class SiteNode {
     const entries = new Map<string, number | undefined>(page.entries.map((e) => [e.key, e.revision]));
     for (const o of page.outOfShape) entries.set(o.key, undefined);
     const stale = (page as { stale?: Staleness }).stale;
-    const asked: Asked = { node: this.name, askedAt, revision: page.revision, entries, stale };
+    const asked: Asked = { node: this.name, askedAt, answeredAt: Date.now(), revision: page.revision, entries, stale };
     this.answers.push(asked);
     return asked;
   }
@@ -234,7 +235,14 @@ describe("a hub of three servers and two sites, each joined through a link that 
         .map((l) => JSON.parse(l) as { revision: number; entries: [string, number | null][] });
       assert.equal(lines.length, 5);
       for (const l of lines) {
-        answers.push({ node, askedAt: Date.now(), revision: l.revision, entries: new Map(l.entries.map(([k, r]) => [k, r ?? undefined])), stale: undefined });
+        answers.push({
+          node,
+          askedAt: Date.now(),
+          answeredAt: Date.now(),
+          revision: l.revision,
+          entries: new Map(l.entries.map(([k, r]) => [k, r ?? undefined])),
+          stale: undefined,
+        });
         assert.deepEqual(
           l.entries.map(([k]) => k),
           [`${node}.web.config.host`, `${node}.web.config.port`],
@@ -312,7 +320,7 @@ describe("a hub of three servers and two sites, each joined through a link that 
 
       assert.deepEqual(failures, [], "site a's node was answered throughout");
       assert.equal((await answeredBy(servedA)) - startedWith, asks + 1, "site a's instance answered every ask, the cut's too");
-      const duringCut = answers.filter((x) => x.node === "a1" && x.askedAt >= cutAt + STALE_BY_MS && x.askedAt < restoredAt);
+      const duringCut = answers.filter((x) => x.node === "a1" && x.askedAt >= cutAt + STALE_BY_MS && x.answeredAt < restoredAt);
       assert.ok(duringCut.length >= 10, `asked during the cut: ${duringCut.length}`);
       for (const x of duringCut) {
         assert.ok(x.stale !== undefined, `asked ${x.askedAt - cutAt} ms into the cut: says stale`);
