@@ -104,7 +104,7 @@ export class ChaosSite {
         const minRevision = ledger.lastAcked(what, node);
         for (;;) {
           const page = await this.client.page({ what, node, ...(minRevision !== undefined ? { minRevision } : {}) }).catch(() => undefined);
-          if (page !== undefined && (page as { stale?: unknown }).stale === undefined) break;
+          if (page !== undefined && page.stale === undefined) break;
           if (Date.now() > deadline) return false;
           await sleep(250);
         }
@@ -125,7 +125,7 @@ export class ChaosSite {
       rec.status = 200;
       rec.revision = page.revision;
       rec.entries = page.entries.map((e) => ({ key: e.key, revision: e.revision, token: tokenOf(e.value) }));
-      const stale = (page as { stale?: ReadRecord["stale"] }).stale;
+      const stale = page.stale;
       if (stale !== undefined) rec.stale = stale;
     } catch (err) {
       const msg = String((err as Error)?.message ?? err);

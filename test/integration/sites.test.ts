@@ -133,7 +133,7 @@ class SiteNode {
     const page = await this.client.page({ what: "needs", node: this.name, ...(minRevision === undefined ? {} : { minRevision }) });
     const entries = new Map<string, number | undefined>(page.entries.map((e) => [e.key, e.revision]));
     for (const o of page.outOfShape) entries.set(o.key, undefined);
-    const stale = (page as { stale?: Staleness }).stale;
+    const stale = page.stale;
     const asked: Asked = { node: this.name, askedAt, answeredAt: Date.now(), revision: page.revision, entries, stale };
     this.answers.push(asked);
     return asked;
