@@ -17,6 +17,8 @@
  *          --startup-rate W (the nodes' writes per second during the start-up
  *            phase, default 500; 0 skips it)
  *          --only-startup (load, then the start-up phase alone)
+ *          --only-site, --no-site (the site phase alone, or none: a hub and a
+ *            site behind a 20 ms link, bench/site.ts, loaded with --keys)
  *
  * It starts a private nats-server, loads N needs, then runs the service and
  * the anchors (bare watch, echo of the same size, keys + gets, bare
@@ -24,7 +26,8 @@
  * and writes it all as JSON. The phases, in order: first sync and memory;
  * latency and throughput against the echo, cached and uncached; two
  * instances against one; keys + gets; put -> visible; the burst of new keys;
- * start-up while the nodes write (one instance, then three at once).
+ * start-up while the nodes write (one instance, then three at once); the
+ * site phase, on servers of its own.
  */
 import { join } from "node:path";
 import { loadavg } from "node:os";
@@ -50,6 +53,7 @@ import { twoInstances } from "./two-instances.js";
 import { startupPhase, type StartupResult } from "./startup.js";
 import { startupRows } from "./rows-startup.js";
 import { tallySince, verbTally } from "./verb-tally.js";
+import { sitePhase, siteRows, stopSitePhase, type SiteResult } from "./site.js";
 
 interface Flags {
   keys: number;
@@ -65,10 +69,12 @@ interface Flags {
   /** The nodes' writes per second in the start-up phase (0 skips it). */
   startupRate: number;
   onlyStartup: boolean;
+  /** The site phase: "also" (after the others), "only", or "no". */
+  site: "also" | "only" | "no";
 }
 
 const USAGE =
-  "usage: npm run bench -- [--keys N] [--runs R] [--out FILE] [--quick] [--cpu-prof] [--put-rate P] [--burst N] [--trace-gc] [--service-node-flags F] [--startup-rate W] [--only-startup]";
+  "usage: npm run bench -- [--keys N] [--runs R] [--out FILE] [--quick] [--cpu-prof] [--put-rate P] [--burst N] [--trace-gc] [--service-node-flags F] [--startup-rate W] [--only-startup] [--only-site] [--no-site]";
 const stamp = new Date().toISOString().replace(/[:.]/g, "-");
 
 function parseFlags(argv: readonly string[]): Flags {
@@ -84,6 +90,7 @@ function parseFlags(argv: readonly string[]): Flags {
     burst: undefined,
     startupRate: 500,
     onlyStartup: false,
+    site: "also",
   };
   let keysSet = false;
   let runsSet = false;
@@ -105,6 +112,7 @@ function parseFlags(argv: readonly string[]): Flags {
     else if (a === "--burst") f.burst = intArg(a, argv[++i], 0, 5_000_000);
     else if (a === "--startup-rate") f.startupRate = intArg(a, argv[++i], 0, 5_000);
     else if (a === "--only-startup") f.onlyStartup = true;
+    else if (a === "--only-site" || a === "--no-site") f.site = a === "--only-site" ? "only" : "no";
     else if (a === "--out") f.out = argv[++i] ?? "";
     else if (a === "--quick") f.quick = true;
     else if (a === "--cpu-prof") f.cpuProf = true;
@@ -145,6 +153,26 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
     burst: flags.burst ?? (q ? 20_000 : flags.keys < 1_000_000 ? 300_000 : 100_000),
   };
   log(machineLines(m, flags.keys, flags.runs));
+  const site = (): Promise<SiteResult> =>
+    sitePhase({
+      keys: flags.keys,
+      count: q ? 100 : 1000,
+      warmup: q ? 20 : 100,
+      delayMs: 20,
+      rounds: flags.runs,
+      cutMs: q ? 3000 : 5000,
+      rate: flags.putRate,
+      syncTimeoutMs: 60_000 + flags.keys / 2,
+      log,
+    });
+  if (flags.site === "only") {
+    const s = await site();
+    const table = markdownTable(siteRows(s));
+    process.stdout.write(`\n${machineLines(m, flags.keys, flags.runs)}\n\n${table}\n\n`);
+    writeJson(flags.out, { machine: m, config: flags, site: s, table, phases });
+    log(`results written to ${flags.out}`);
+    return;
+  }
 
   const server = (state.server = await startNatsServer());
   log(`nats-server at ${server.url} (store ${server.storeDir})`);
@@ -262,6 +290,11 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
 
   await sync.service$.stop();
   const started = flags.startupRate > 0 ? await startup() : undefined;
+  // On servers of its own: the bench's server and its children are stopped first.
+  await stopAll();
+  await nc.close();
+  await server.stop();
+  const siteResult = flags.site === "also" ? await site() : undefined;
   m.loadAvgAtEnd = loadavg().map((x) => round(x, 2));
   const loads = phases.map((p) => p.load1);
   m.load1During = [Math.min(...loads), Math.max(...loads)];
@@ -279,12 +312,11 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
     answerBytes,
     putRate: phase.putRate,
   };
-  const rows = buildRows(measured);
+  const rows = [...buildRows(measured), ...(siteResult ? siteRows(siteResult) : [])];
   const table = markdownTable(rows);
   process.stdout.write(`\n${machineLines(m, flags.keys, flags.runs)}\n\n${table}\n\n`);
-  writeJson(
-    flags.out,
-    resultsJson({
+  writeJson(flags.out, {
+    ...resultsJson({
       machine: m,
       config: { ...flags, phase },
       load,
@@ -294,7 +326,8 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
       table,
       phases,
     }),
-  );
+    site: siteResult,
+  });
   log(`results written to ${flags.out}${flags.cpuProf ? `; CPU profiles in ${profDir}` : ""}`);
 }
 
@@ -331,6 +364,7 @@ async function uncachedLatency(nc: NatsConnection, kv: KV, bodies: readonly Uint
 }
 
 async function cleanup(state: { server?: RunningNatsServer; nc?: NatsConnection }): Promise<void> {
+  await stopSitePhase();
   await stopAll();
   await state.nc?.close().catch(() => undefined);
   await state.server?.stop().catch(() => undefined);

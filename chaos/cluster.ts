@@ -11,6 +11,11 @@
  * and reconnect around a cut. Here every server is started by
  * startNatsServer with its cluster block written out, `no_advertise: true`,
  * so a serve instance knows only the proxies it was given.
+ *
+ * The cluster's JetStream is in domain `hub`, and its first server takes the
+ * leaf node connection of the run's site (site.ts) through `siteLink`, a
+ * relay the run cuts and mends; the server advertises that relay as its leaf
+ * node URL, so the site's leaf reconnects through it and never around it.
  */
 import { randomBytes } from "node:crypto";
 import { connect } from "@nats-io/transport-node";
@@ -19,6 +24,8 @@ import { jetstreamManager } from "@nats-io/jetstream";
 import { freePort, startNatsServer, type RunningNatsServer } from "../src/embedded/nats-server.js";
 import { accountsConfig, type UserSpec } from "../src/permissions/server-config.js";
 import { inboxPrefix } from "../src/permissions/inbox.js";
+import { startTcpProxy, type TcpProxy } from "../test/helpers/tcp-proxy.js";
+import { HUB_DOMAIN } from "../test/helpers/sites.js";
 
 export interface Credentials {
   readonly user: string;
@@ -33,6 +40,8 @@ export interface ChaosCluster {
   readonly provider: Credentials;
   readonly admin: Credentials;
   node(name: string): Credentials;
+  /** The relay between the site's leaf server and the first server's leaf node port. */
+  readonly siteLink: TcpProxy;
   byName(name: string): RunningNatsServer | undefined;
   /** A connection with these credentials to every server, reconnecting forever. */
   connect(who: Credentials, name: string): Promise<NatsConnection>;
@@ -89,16 +98,21 @@ export async function startChaosCluster(nodes: readonly string[]): Promise<Chaos
   const accounts = accountsText([provisioner, provider, ...nodeUsers], admin);
 
   for (let attempt = 1; ; attempt++) {
-    const routes = await distinctFreePorts(3);
+    const [leafPort, ...routes] = (await distinctFreePorts(4)) as [number, ...number[]];
+    const siteLink = await startTcpProxy({ port: leafPort });
     const name = `chaos-${routes[0]}`;
     const cfg = (i: number): string => {
       const others = routes.filter((_, j) => j !== i).map((p) => `"nats-route://127.0.0.1:${p}"`);
-      return `cluster { name: "${name}", listen: "127.0.0.1:${routes[i]}", routes: [${others.join(", ")}], no_advertise: true }\n${accounts}`;
+      const leaf = i === 0 ? `leafnodes { listen: "127.0.0.1:${leafPort}", advertise: "127.0.0.1:${siteLink.port}", no_advertise: true }\n` : "";
+      return `cluster { name: "${name}", listen: "127.0.0.1:${routes[i]}", routes: [${others.join(", ")}], no_advertise: true }\n${leaf}${accounts}`;
     };
-    const started = await Promise.allSettled([0, 1, 2].map((i) => startNatsServer({ configText: cfg(i) })));
+    const started = await Promise.allSettled([0, 1, 2].map((i) => startNatsServer({ jsDomain: HUB_DOMAIN, configText: cfg(i) })));
     const servers = started.flatMap((r) => (r.status === "fulfilled" ? [r.value] : []));
     const failed = started.find((r): r is PromiseRejectedResult => r.status === "rejected");
-    const stopAll = async (): Promise<void> => void (await Promise.all(servers.map((s) => s.stop().catch(() => undefined))));
+    const stopAll = async (): Promise<void> => {
+      await Promise.all(servers.map((s) => s.stop().catch(() => undefined)));
+      await siteLink.close();
+    };
     if (failed) {
       await stopAll();
       if (attempt < 3 && /address already in use/i.test(String(failed.reason))) continue;
@@ -119,6 +133,7 @@ export async function startChaosCluster(nodes: readonly string[]): Promise<Chaos
       provisioner: creds(provisioner),
       provider: creds(provider),
       admin,
+      siteLink,
       node(n) {
         const c = byNode.get(n);
         if (!c) throw new Error(`no user for node ${n}`);

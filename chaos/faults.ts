@@ -158,6 +158,16 @@ export class Injector {
         slot.restore();
         return;
       }
+      case "cut-site-link": {
+        // The site's leaf server and its instance stay up: only the leaf node link to the hub is gone.
+        const link = this.d.cluster.siteLink;
+        rec.target = "the site's leaf node link";
+        rec.detail = { ms: f.durationMs };
+        link.cut();
+        await sleep(f.durationMs);
+        link.restore();
+        return;
+      }
       case "kill-stream-leader": {
         if (this.serverDown) return void (rec.skipped = "another server is down");
         const stream = streamOf(f.bucket!);

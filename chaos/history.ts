@@ -60,6 +60,8 @@ export interface ReadRecord {
   revision?: number;
   entries?: SeenEntry[];
   error?: string;
+  /** The reply's `stale` (a site's reads): its projection had heard nothing from its stream for a while. */
+  stale?: { since: string; silentMs: number; revision: number };
 }
 
 export interface HolderRecord {

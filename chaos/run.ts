@@ -33,6 +33,7 @@ import { Observer } from "./observe.js";
 import { renderSummary } from "./report.js";
 import { Rng, freshSeed } from "./rng.js";
 import { NODE_BUCKETS, countByKind, planFaults } from "./schedule.js";
+import { ChaosSite, checkSite } from "./site.js";
 
 const NODES = ["n1", "n2", "n3"] as const;
 const FLOOD_NODE = "flood";
@@ -134,11 +135,13 @@ async function main(): Promise<number> {
   let cluster: ChaosCluster | undefined;
   let instances: Instances | undefined;
   let observer: Observer | undefined;
+  let site: ChaosSite | undefined;
   let cleaned: Promise<void> | undefined;
   const cleanup = (): Promise<void> =>
     (cleaned ??= (async () => {
       for (const x of followers) x.stop();
       await observer?.stop().catch(() => undefined);
+      await site?.stop().catch(() => undefined);
       await Promise.all(conns.map((c) => c.close().catch(() => undefined)));
       await instances?.stop().catch(() => undefined);
       await cluster?.stop().catch(() => undefined);
@@ -175,6 +178,9 @@ async function main(): Promise<number> {
       await sleep(250);
     }
     say(`three instances ready; the seat is held by ${obs.currentHolder()?.instance}`);
+    const s = (site = await ChaosSite.start(c, history));
+    await s.spawn();
+    say("the site's instance is synced through its leaf node link");
 
     const ledger = new Ledger();
     const writers = new Map<string, NodeWriter>();
@@ -197,6 +203,7 @@ async function main(): Promise<number> {
     for (const x of followers) x.start();
     for (const w of writers.values()) w.start();
     for (const r of readers) r.start();
+    s.startReading(rng.derive("site reader"), ledger, NODES);
 
     const injector = new Injector({
       history,
@@ -219,7 +226,7 @@ async function main(): Promise<number> {
     clearInterval(status);
     history.meta.chaosEndedAt = history.now();
     say("faults over: stopping the load, healing, waiting for a quiet state");
-    await Promise.all([...readers.map((r) => r.stop()), ...[...writers.values()].map((w) => w.stop())]);
+    await Promise.all([...readers.map((r) => r.stop()), ...[...writers.values()].map((w) => w.stop()), s.stopReading()]);
     say("load stopped; waiting for the faults in progress to be healed");
     await injector.settle();
     say("every fault healed");
@@ -227,6 +234,8 @@ async function main(): Promise<number> {
     const still = await waitQuiet(inst, obs, followers, new Set(table.keys()), 6_000, f.quietMs);
     if (still.length > 0) history.note(`not quiet after ${f.quietMs / 1000} s: ${still.slice(0, 5).join("; ")}`);
     for (const n of NODES) for (const what of NODE_BUCKETS) await readOnce(client, history, "final", what, n, ledger.lastAcked(what, n));
+    if (!(await s.waitCurrent(ledger, NODES, 20_000))) history.note("the site did not answer every node at its last write, not stale, within 20 s");
+    await s.finalReads(ledger, NODES);
     inst.stopProbing();
     for (const s of inst.slots) s.supervise = false;
     await captureFinal(history, inst, obs, followers);
@@ -240,7 +249,7 @@ async function main(): Promise<number> {
   }
   await cleanup();
 
-  history.checks = runChecks(history, table);
+  history.checks = [...runChecks(history, table), checkSite(history, site?.exits ?? [])];
   const fig = figures(history);
   mkdirSync(dirname(f.out), { recursive: true });
   writeFileSync(f.out, JSON.stringify(history, null, 1));

@@ -16,6 +16,10 @@
  * again at once (a rollout, a host reboot): it waits until no other fault
  * disrupts an instance, and none starts until it is over.
  * Every fault is over some seconds before the run ends, for the quiet period.
+ *
+ * The site's link cuts (`cut-site-link`) are planned from a stream of their
+ * own and numbered after the others: a seed's other faults are the same
+ * with them as without. They never overlap each other.
  */
 import { Rng } from "./rng.js";
 
@@ -30,9 +34,11 @@ export type FaultKind =
   | "registry-drift"
   | "flood"
   | "restart-all"
-  | "spoil-checkpoint";
+  | "spoil-checkpoint"
+  | "cut-site-link";
 
-export const FAULT_KINDS: readonly FaultKind[] = [
+/** The kinds that hit the cluster and its instances, planned from the schedule's stream. */
+const CLUSTER_KINDS: readonly FaultKind[] = [
   "kill-holder",
   "pause-instance",
   "cut-connection",
@@ -45,6 +51,8 @@ export const FAULT_KINDS: readonly FaultKind[] = [
   "restart-all",
   "spoil-checkpoint",
 ];
+
+export const FAULT_KINDS: readonly FaultKind[] = [...CLUSTER_KINDS, "cut-site-link"];
 
 /** The buckets a stream-leader kill or a consumer deletion aims at (the seat's too). */
 export const FAULT_BUCKETS = ["registry", "needs", "applied", "collect", "seat"] as const;
@@ -140,7 +148,7 @@ export function planFaults(opts: PlanOptions): PlannedFault[] {
 
   // Every kind once, spread over the run in a seeded order; then extra faults at random gaps.
   const drafts: Draft[] = [];
-  const kinds = rng.shuffle(FAULT_KINDS);
+  const kinds = rng.shuffle(CLUSTER_KINDS);
   kinds.forEach((kind, i) => drafts.push({ kind, at: first + ((i + rng.between(0.1, 0.9)) * span) / kinds.length }));
   const meanGap = opts.meanGapMs ?? 7_000;
   for (let t = first + rng.exponential(meanGap); t < lastStart; t += rng.exponential(meanGap)) {
@@ -203,7 +211,29 @@ export function planFaults(opts: PlanOptions): PlannedFault[] {
     out.push({ kind: d.kind, at, durationMs, pick, ...extra });
   }
   out.sort((a, b) => a.at - b.at);
-  return out.map((f, id) => ({ id, ...f }));
+  const planned = out.map((f, id) => ({ id, ...f }));
+  return [...planned, ...planSiteCuts(opts, first, lastStart, healedBy).map((f, i) => ({ id: planned.length + i, ...f }))];
+}
+
+/** How long a cut of the site's link lasts, and the least gap between two. */
+const SITE_CUT_MS: readonly [number, number] = [2_500, 8_000];
+const SITE_CUT_GAP_MS = 3_000;
+
+/** The site's link cuts: one at least, then one about every 20 s, never two at once. */
+function planSiteCuts(opts: PlanOptions, first: number, lastStart: number, healedBy: number): Omit<PlannedFault, "id">[] {
+  const rng = new Rng(opts.seed).derive("site links");
+  const out: Omit<PlannedFault, "id">[] = [];
+  const count = Math.max(1, Math.round((lastStart - first) / 20_000));
+  const span = (lastStart - first) / count;
+  let free = first;
+  for (let i = 0; i < count; i++) {
+    const at = Math.round(Math.max(free, first + (i + rng.between(0, 0.5)) * span));
+    if (at > lastStart) break;
+    const durationMs = Math.min(Math.round(rng.between(...SITE_CUT_MS)), healedBy - at);
+    out.push({ kind: "cut-site-link", at, durationMs, pick: rng.float() });
+    free = at + durationMs + SITE_CUT_GAP_MS;
+  }
+  return out;
 }
 
 /** How many faults of each kind a plan holds. */

@@ -5,7 +5,9 @@
  * so one client loses its connection while everybody else stays connected.
  * `holdAnswersTo(text, ms)` keeps what the server sends back for a while once
  * a client sends `text` (nothing is lost: it arrives late), as a server too
- * busy to answer that request in time looks.
+ * busy to answer that request in time looks. With `delayMs`, every byte is
+ * handed on that long after it arrived, in each direction, in the order it
+ * arrived: a link with that much latency each way.
  */
 import { createConnection, createServer, type Socket } from "node:net";
 
@@ -20,13 +22,42 @@ export interface TcpProxy {
   cut(): void;
   /** Accept and pipe connections again. */
   restore(): void;
-  /** When a client next sends bytes holding `text`, hold the server's side of its connection for `ms`, then deliver what it sent meanwhile. */
+  /** When a client next sends bytes holding `text`, hold the server's side of its connection for `ms`, then deliver what it sent meanwhile (not with `delayMs`). */
   holdAnswersTo(text: string, ms: number): void;
   close(): Promise<void>;
 }
 
-export async function startTcpProxy(target: { host?: string; port: number }): Promise<TcpProxy> {
+export interface TcpProxyOptions {
+  /** Latency added to each direction (ms, default 0): a chunk is written this long after it was read, never before one read earlier. */
+  readonly delayMs?: number;
+}
+
+/**
+ * Hand what `from` reads to `to` `delayMs` later, in order. Unlike a pipe it
+ * does not wait for `to` to drain: loopback sockets of a test are fast enough.
+ */
+function delayedPipe(from: Socket, to: Socket, delayMs: number): void {
+  const queue: { due: number; chunk: Buffer }[] = [];
+  let timer: NodeJS.Timeout | undefined;
+  const flush = (): void => {
+    timer = undefined;
+    const now = performance.now();
+    while (queue.length > 0 && queue[0]!.due <= now) if (!to.destroyed) to.write(queue.shift()!.chunk);
+    if (queue.length > 0) timer = setTimeout(flush, Math.max(0, queue[0]!.due - now));
+  };
+  from.on("data", (chunk: Buffer) => {
+    queue.push({ due: performance.now() + delayMs, chunk });
+    timer ??= setTimeout(flush, delayMs);
+  });
+  from.on("close", () => {
+    if (timer !== undefined) clearTimeout(timer);
+    queue.length = 0;
+  });
+}
+
+export async function startTcpProxy(target: { host?: string; port: number }, opts: TcpProxyOptions = {}): Promise<TcpProxy> {
   const host = target.host ?? "127.0.0.1";
+  const delayMs = opts.delayMs ?? 0;
   const pairs = new Set<[Socket, Socket]>();
   let isCut = false;
   let accepted = 0;
@@ -50,6 +81,11 @@ export async function startTcpProxy(target: { host?: string; port: number }): Pr
     };
     client.on("close", drop);
     upstream.on("close", drop);
+    if (delayMs > 0) {
+      delayedPipe(client, upstream, delayMs);
+      delayedPipe(upstream, client, delayMs);
+      return;
+    }
     client.pipe(upstream);
     upstream.pipe(client);
     // Runs after the pipe has passed the chunk on, in the same turn: no answer to it can have come back yet.

@@ -1,7 +1,8 @@
 /**
  * A short seeded chaos run (issue 14), as `npm run chaos` makes it: 45 s of
  * faults from the plan of seed 42 (every kind of fault once, a malformed
- * burst twice, the flood overlapping a stream leader's loss), then the quiet
+ * burst twice, the flood overlapping a stream leader's loss, the site's
+ * leaf node link cut twice), then the quiet
  * period and the checks. The run is a child process; its exit status says
  * whether every check passed, and its history (JSON) is read back to see that
  * the faults were injected. At most about 90 s on the project's 2-core
@@ -55,7 +56,7 @@ test(`a 45 s chaos run (seed ${SEED}) passes every check`, { timeout: 150_000 },
       checks: { name: string; status: string }[];
       faults: { kind: string; skipped?: string }[];
       writes: { outcome?: string }[];
-      reads: { status?: unknown }[];
+      reads: { status?: unknown; reader?: string; stale?: unknown }[];
     };
     assert.equal(h.meta.seed, SEED);
     assert.deepEqual(
@@ -68,6 +69,14 @@ test(`a 45 s chaos run (seed ${SEED}) passes every check`, { timeout: 150_000 },
     for (const kind of new Set(h.meta.plan.map((f) => f.kind))) assert.ok(injected.has(kind), `${kind} was injected: ${JSON.stringify(h.faults)}`);
     assert.ok(h.writes.filter((w) => w.outcome === "ack").length > 100, "the writers wrote");
     assert.ok(h.reads.filter((x) => x.status === 200).length > 20, "the readers read");
+    // The site: its link was cut, and through each cut its reader was answered, saying stale.
+    assert.ok(h.faults.filter((f) => f.kind === "cut-site-link" && f.skipped === undefined).length >= 1, "the site's link was cut");
+    const siteCheck = h.checks.find((c) => c.name.includes("site"));
+    assert.equal(siteCheck?.status, "pass", JSON.stringify(siteCheck));
+    assert.ok(
+      h.reads.filter((x) => x.reader === "site" && x.stale !== undefined && x.status === 200).length >= 5,
+      "the site answered, saying stale, while cut",
+    );
     assert.match(r.stdout, /^checks:$/m, "the summary was printed");
   } finally {
     rmSync(dir, { recursive: true, force: true });
