@@ -169,7 +169,7 @@ async function main(flags: Flags, state: { server?: RunningNatsServer; nc?: Nats
     const s = await site();
     const table = markdownTable(siteRows(s));
     process.stdout.write(`\n${machineLines(m, flags.keys, flags.runs)}\n\n${table}\n\n`);
-    writeJson(flags.out, { machine: m, config: flags, site: s, table, phases });
+    writeJson(flags.out, { machine: m, config: flags, site: s, table, rows: siteRows(s), phases });
     log(`results written to ${flags.out}`);
     return;
   }

@@ -49,6 +49,8 @@ export interface RunJson {
     burst?: number;
     startupRate?: number;
     onlyStartup?: boolean;
+    /** `"only"` for `--only-site`, `"no"` for `--no-site`. */
+    site?: string;
     serviceNodeFlags?: string[];
   };
   rows: { metric: string; unit: string; service: number | null; baseline?: number | null; ratio?: number | null; ok?: boolean | null }[];
@@ -66,6 +68,7 @@ export function commandOf(c: RunJson["config"]): string {
   if (c.serviceNodeFlags?.length) f.push(`--service-node-flags "${c.serviceNodeFlags.join(" ")}"`);
   if (c.startupRate !== undefined && c.startupRate !== 500) f.push(`--startup-rate ${c.startupRate}`);
   if (c.onlyStartup) f.push("--only-startup");
+  if (c.site === "only") f.push("--only-site");
   return `node dist/bench/run.js ${f.join(" ")}`;
 }
 
@@ -150,10 +153,19 @@ function floorRow(r: RunJson["rows"][number]): ResultRow {
   return { key: "floor", metric: r.metric, unit: r.unit, service: kept(r.baseline) };
 }
 
-/** A run's JSON as a result file of its area: `read-path` for a full run, `start-up` for `--only-startup`. */
+/** The rows of the site phase (bench/site.ts). */
+const SITE: Pick[] = [
+  { key: "ask-p50", match: /^site: a node's ask, across a \d+ ms link .*, p50$/ },
+  { key: "ask-p99", match: /^site: a node's ask, across a \d+ ms link .*, p99$/ },
+  { key: "mend-fresh", match: /^site: mend -> answers no longer stale/ },
+  { key: "mend-current", match: /^site: mend -> answers current after/ },
+  { key: "first-sync", match: /^site: the site's instance first synced across/ },
+];
+
+/** A run's JSON as a result file of its area: `read-path` for a full run, `start-up` for `--only-startup`, `site` for `--only-site`. */
 export function recordRun(run: RunJson, commit: string): ResultFile {
-  const area = run.config.onlyStartup ? "start-up" : "read-path";
-  const picks = area === "start-up" ? START_UP : READ_PATH;
+  const area = run.config.onlyStartup ? "start-up" : run.config.site === "only" ? "site" : "read-path";
+  const picks = area === "start-up" ? START_UP : area === "site" ? SITE : READ_PATH;
   const rows: ResultRow[] = [];
   for (const p of picks) {
     const r = run.rows.find((x) => p.match.test(x.metric));
