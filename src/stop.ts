@@ -55,15 +55,4 @@ export function stopBound(maxWaitMs: number, limits = STOP_LIMITS): StopBound {
   return { verbMs, handoverMs, totalMs: Math.max(verbMs, handoverMs) + limits.drainMs + limits.httpMs + limits.marginMs };
 }
 
-/** What `within` resolves with when the wait ran out first. */
-export const TIMED_OUT = Symbol("timed out");
-
-/** `p`, or TIMED_OUT once `ms` have passed first (`p` goes on; its rejection is then ignored). */
-export function within<T>(p: Promise<T>, ms: number): Promise<T | typeof TIMED_OUT> {
-  let timer: NodeJS.Timeout | undefined;
-  const out = new Promise<typeof TIMED_OUT>((resolve) => {
-    timer = setTimeout(() => resolve(TIMED_OUT), ms);
-  });
-  p.catch(() => undefined);
-  return Promise.race([p, out]).finally(() => clearTimeout(timer));
-}
+export { TIMED_OUT, within } from "./within.js";

@@ -22,6 +22,7 @@ const LAYER: Readonly<Record<string, number>> = {
   version: 1,
   heap: 1,
   stop: 1,
+  within: 0,
   embedded: 1,
   permissions: 2,
   streams: 3,
