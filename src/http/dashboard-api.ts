@@ -24,7 +24,12 @@ export function overviewJson(p: ProvisionerReader): string {
       const c = starts[w];
       // How the projection started: from its checkpoint (of which revision), read whole (why), or still proving one.
       const start = c === undefined || c.start === "none" ? undefined : { from: c.start, revision: c.loadedRevision, reason: c.reason };
-      return [w, { entries: pr.store.size, outOfShape: pr.store.outOfShapeCount, revision: pr.revision, synced: pr.isSynced, start }];
+      // A stale projection says since when it heard nothing, not for how long: the overview is sent again only when it moves.
+      const stale = pr.staleness();
+      return [
+        w,
+        { entries: pr.store.size, outOfShape: pr.store.outOfShapeCount, revision: pr.revision, synced: pr.isSynced, start, staleSince: stale?.since ?? null },
+      ];
     }),
   );
   return JSON.stringify({

@@ -9,8 +9,9 @@ function behind(p, w) {
   if (!p) return cell("—", "muted");
   const lag = p.lag === null ? "lag unknown" : p.lag > 0 ? num(p.lag) + " behind its stream" : "";
   const far = p.behindFurthest > 0 ? num(p.behindFurthest) + " behind the furthest" : "";
-  const bad = (p.lag || 0) > 0 || p.behindFurthest > 0 || !p.synced;
-  const text = "@" + p.revision + (p.synced ? "" : " catching up") + (lag || far ? " · " + [lag, far].filter(Boolean).join(", ") : " · up to date");
+  const stale = p.staleSince ? "stale: heard nothing since " + p.staleSince.replace("T", " ").slice(0, 19) + " UTC" : "";
+  const bad = (p.lag || 0) > 0 || p.behindFurthest > 0 || !p.synced || Boolean(stale);
+  const text = "@" + p.revision + (p.synced ? "" : " catching up") + (lag || far || stale ? " · " + [stale, lag, far].filter(Boolean).join(", ") : " · up to date");
   return cell(esc(text) + "<br><span class='muted'>" + esc(startedHow(p.start, w)) + "</span>", bad ? "bad" : "ok");
 }
 

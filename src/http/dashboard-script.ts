@@ -84,6 +84,12 @@ function header(o) {
   document.getElementById("seat").textContent = "seat: " + (h ? h.instance + " (" + h.host + ", pid " + h.pid + ")" : "nobody");
   document.getElementById("revisions").textContent =
     ["registry", "needs", "applied", "collect"].map((w) => w + " " + num(o.buckets[w].entries) + " @" + o.buckets[w].revision + (o.buckets[w].synced ? "" : " (catching up)") + started(o.buckets[w].start)).join(" · ");
+  // A projection that has heard nothing from its stream for --stale-after (a site cut off from its hub): what the page shows may be behind.
+  const stale = ["registry", "needs", "applied", "collect"].filter((w) => o.buckets[w].staleSince);
+  const pill = document.getElementById("stale");
+  pill.hidden = stale.length === 0;
+  pill.textContent = stale.length === 0 ? "" : "may be stale: " + stale.join(", ") + " heard nothing from the bus since " +
+    stale.map((w) => o.buckets[w].staleSince).sort()[0].replace("T", " ").slice(0, 19) + " UTC";
 }
 
 // How a projection started: from its checkpoint, or the bucket read whole and why.

@@ -54,6 +54,7 @@ export const DASHBOARD_HTML = `<!doctype html>
   #login { display: none; } #login.shown { display: block; }
   nav { margin: 0 0 .8rem; display: flex; gap: .2rem; flex-wrap: wrap; } nav a { padding: .2rem .6rem; border-radius: .3rem; color: #2d5fa8; text-decoration: none; }
   nav a.here { background: #dfe7f5; color: #1d2330; font-weight: 600; } nav a:hover { background: #eef1f6; }
+  [hidden] { display: none !important; }
   a.card, a.pill { color: inherit; text-decoration: none; } a.card:hover { box-shadow: 0 0 0 2px #8fb3e8; }
   .charts { display: flex; flex-wrap: wrap; gap: .6rem; } .rate { margin: 0; background: white; box-shadow: 0 1px 2px #0001; padding: .4rem .5rem; }
   .rate svg { display: block; } .rate figcaption { font-size: 12px; color: #596273; } .axis { font-size: 12px; margin: .2rem 0 0; }
@@ -61,7 +62,7 @@ export const DASHBOARD_HTML = `<!doctype html>
 </head>
 <body>
 <h1><a href="./">mesh-provisioner</a></h1>
-<div class="meta"><span id="conn" class="pill">loading…</span><a id="seat" class="pill" href="?page=instances">seat: ?</a><span id="revisions" class="muted"></span></div>
+<div class="meta"><span id="conn" class="pill">loading…</span><a id="seat" class="pill" href="?page=instances">seat: ?</a><span id="revisions" class="muted"></span><span id="stale" class="pill note" hidden></span></div>
 <nav id="nav">${NAV}</nav>
 <form id="login"><p>This dashboard needs its token (<code>--http-token</code>).</p><input id="token" type="password" size="40" autocomplete="off"> <button>Open</button></form>
 <main id="view"><p id="loading" class="muted">loading…</p></main>

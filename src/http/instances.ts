@@ -25,6 +25,8 @@ export interface InstanceProjection {
   readonly synced: boolean;
   /** Behind its stream's last sequence (null: the stream was not read in time). */
   readonly lag: number | null;
+  /** Since when the projection has heard nothing from its stream, when that is longer than its instance's --stale-after. */
+  readonly staleSince: string | null;
   /** Behind the furthest revision any instance that answered has applied. */
   readonly behindFurthest: number;
   /** How it started: "checkpoint" (its revision), "full" (why), "pending", or null when not said. */
@@ -94,6 +96,7 @@ export function instancesJson(
         outOfShape: num(p.outOfShape) ?? 0,
         synced: p.synced === true,
         lag: num(p.lag),
+        staleSince: typeof p.stale?.since === "string" ? p.stale.since : null,
         behindFurthest: Math.max(0, furthest[w] - revision),
         start: c === undefined || c.start === "none" ? null : { from: c.start, revision: c.loadedRevision, reason: c.reason },
       };

@@ -15,7 +15,7 @@ import type { Change } from "../projections/store/view.js";
 import type { CheckpointCounts, CreationCounts, HolderValue } from "mesh-provisioner-client/protocol/stats.js";
 
 /** One projection as a reader sees it: its store's read-only view, its state, and the changes it applies. */
-export type ProjectionReader = Pick<Projection, "store" | "revision" | "isSynced" | "syncProgress"> & {
+export type ProjectionReader = Pick<Projection, "store" | "revision" | "isSynced" | "syncProgress" | "staleness"> & {
   readonly changes$: Observable<Change>;
 };
 

@@ -168,6 +168,14 @@ describe("a site cut off from its hub keeps answering, says how stale, and catch
     assert.ok(projection?.stale !== undefined && projection.heardAt === stale.since, JSON.stringify(projection));
     const metrics = await httpGet(`${siteInstance.base}/metrics`);
     assert.match(metrics.body, /^mesh_provisioner_projection_stale\{bucket="needs"\} 1$/m);
+    // The dashboard says it too: its overview (the header's "may be stale" pill) and its instances page.
+    const overview = JSON.parse((await httpGet(`${siteInstance.base}/api/overview`)).body) as { buckets: Record<string, { staleSince: string | null }> };
+    assert.equal(overview.buckets["needs"]?.staleSince, stale.since, JSON.stringify(overview.buckets));
+    const instances = JSON.parse((await httpGet(`${siteInstance.base}/api/instances`)).body) as {
+      instances: { self: boolean; projections: Record<string, { staleSince: string | null }> }[];
+    };
+    const self = instances.instances.find((i) => i.self);
+    assert.equal(self?.projections["needs"]?.staleSince, stale.since, JSON.stringify(instances));
   });
 
   test("cut: a minRevision past what the site holds is a 504 within --max-wait, carrying stale", async () => {
@@ -197,6 +205,12 @@ describe("a site cut off from its hub keeps answering, says how stale, and catch
     assert.equal(quiet.stale, undefined, JSON.stringify(quiet.stale));
     const metrics = await httpGet(`${siteInstance.base}/metrics`);
     assert.match(metrics.body, /^mesh_provisioner_projection_stale\{bucket="needs"\} 0$/m);
+    const overview = JSON.parse((await httpGet(`${siteInstance.base}/api/overview`)).body) as { buckets: Record<string, { staleSince: string | null }> };
+    assert.deepEqual(
+      Object.values(overview.buckets).map((b) => b.staleSince),
+      [null, null, null, null],
+      "the dashboard's pill is gone",
+    );
     assert.equal(siteInstance.proc.exit, undefined, "the site's instance was never restarted");
     assert.equal(await holdNow(), hold, "no handover");
     const hubLog = hubInstance.proc;
