@@ -3,12 +3,26 @@ import assert from "node:assert/strict";
 import { instancesJson, reusing } from "../../src/http/instances.js";
 import type { StatsReply } from "mesh-provisioner-client/protocol/stats.js";
 
-const reply = (id: string, instance: string, isHolder: boolean, needsRevision: number, lag: number | null): StatsReply => ({
+const STALE = { since: "2026-12-05T03:14:07.512Z", silentMs: 61_250, revision: 42 };
+
+const reply = (id: string, instance: string, isHolder: boolean, needsRevision: number, lag: number | null, stale?: typeof STALE): StatsReply => ({
   id,
   endpoints: [
     {
       data: {
-        projections: { needs: { what: "needs", bucket: "b", revision: needsRevision, entries: 5, outOfShape: 0, synced: true, everSynced: true, lag } },
+        projections: {
+          needs: {
+            what: "needs",
+            bucket: "b",
+            revision: needsRevision,
+            entries: 5,
+            outOfShape: 0,
+            synced: true,
+            everSynced: true,
+            lag,
+            ...(stale ? { stale } : {}),
+          },
+        },
         requests: 3,
         errors: 0,
         seat: { holder: null, isHolder, instance },
@@ -36,9 +50,15 @@ describe("the instances page's data", () => {
       outOfShape: 0,
       synced: true,
       lag: 8,
+      staleSince: null,
       behindFurthest: 8,
       start: { from: "checkpoint", revision: 40, reason: undefined },
     });
+  });
+
+  test("a stale projection says since when it heard nothing from its stream", () => {
+    const got = instancesJson([reply("S", "site-1", false, 42, 0, STALE)], "site-1");
+    assert.equal(got.instances[0]?.projections.needs?.staleSince, STALE.since);
   });
 
   test("a reply without the verb's data is listed, with nothing known about it", () => {
