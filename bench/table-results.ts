@@ -69,6 +69,7 @@ export function commandOf(c: RunJson["config"]): string {
   if (c.startupRate !== undefined && c.startupRate !== 500) f.push(`--startup-rate ${c.startupRate}`);
   if (c.onlyStartup) f.push("--only-startup");
   if (c.site === "only") f.push("--only-site");
+  if (c.site === "no") f.push("--no-site");
   return `node dist/bench/run.js ${f.join(" ")}`;
 }
 

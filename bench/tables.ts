@@ -98,6 +98,18 @@ export const TABLES: TableSpec[] = [
     ],
   },
   {
+    id: "site",
+    head: "1M needs at a hub of three; one site behind 20 ms each way",
+    columns: both("site", "1m"),
+    rows: [
+      { key: "ask-p50", label: "a node's ask, p50: across the link (the site's instance stopped) / at its site", target: "(context)" },
+      { key: "ask-p99", label: "a node's ask, p99: the same", target: "(context)" },
+      { key: "mend-fresh", label: "after a 5 s cut, link back -> answers no longer stale / -> the leaf link up", target: "(context)" },
+      { key: "mend-current", label: "link back -> answers hold the hub's last write / -> the leaf link up", target: "(context)" },
+      { key: "first-sync", label: "the site's instance's first sync across the link", target: "(context)" },
+    ],
+  },
+  {
     id: "soak",
     head: "series (100k needs)",
     columns: [{ file: "soak-100k-2.9.10", label: "2.9.10" }],
