@@ -20,12 +20,12 @@
 import { randomBytes } from "node:crypto";
 import { connect } from "@nats-io/transport-node";
 import type { NatsConnection } from "@nats-io/nats-core";
-import { jetstreamManager } from "@nats-io/jetstream";
 import { freePort, startNatsServer, type RunningNatsServer } from "../src/embedded/nats-server.js";
 import { accountsConfig, type UserSpec } from "../src/permissions/server-config.js";
 import { inboxPrefix } from "../src/permissions/inbox.js";
 import { startTcpProxy, type TcpProxy } from "../test/helpers/tcp-proxy.js";
 import { HUB_DOMAIN } from "../test/helpers/sites.js";
+import { waitFormed } from "../test/helpers/cluster-formed.js";
 
 export interface Credentials {
   readonly user: string;
@@ -65,30 +65,6 @@ async function distinctFreePorts(n: number): Promise<number[]> {
   }
 }
 
-const sleep = (ms: number): Promise<void> => new Promise((r) => setTimeout(r, ms));
-
-/** Wait until JetStream answers and a three-replica stream can be created (every peer is in). */
-async function waitFormed(urls: string[], admin: Credentials, timeoutMs = 60_000): Promise<void> {
-  const nc = await connect({ servers: urls, user: admin.user, pass: admin.password, inboxPrefix: ADMIN_INBOX, maxReconnectAttempts: -1 });
-  try {
-    const deadline = Date.now() + timeoutMs;
-    let last: unknown;
-    while (Date.now() < deadline) {
-      try {
-        const jsm = await jetstreamManager(nc, { timeout: 3000 });
-        await jsm.streams.add({ name: "CHAOS_FORMED", subjects: ["chaos.formed"], num_replicas: 3 });
-        await jsm.streams.delete("CHAOS_FORMED");
-        return;
-      } catch (err) {
-        last = err;
-        await sleep(250);
-      }
-    }
-    throw new Error(`the three-server cluster did not form within ${timeoutMs} ms: ${String(last)}`);
-  } finally {
-    await nc.close().catch(() => undefined);
-  }
-}
 
 export async function startChaosCluster(nodes: readonly string[]): Promise<ChaosCluster> {
   const provisioner: UserSpec = { user: "mesh-provisioner", password: pw(), role: "provisioner" };
@@ -120,7 +96,7 @@ export async function startChaosCluster(nodes: readonly string[]): Promise<Chaos
     }
     const urls = servers.map((s) => s.url);
     try {
-      await waitFormed(urls, admin);
+      await waitFormed({ servers: urls, user: admin.user, pass: admin.password, inboxPrefix: ADMIN_INBOX }, "the three-server cluster");
     } catch (err) {
       await stopAll();
       throw err;

@@ -14,10 +14,10 @@
  * second, so a mended link is up again within about a second.
  */
 import { connect } from "@nats-io/transport-node";
-import type { NatsConnection } from "@nats-io/nats-core";
 import { jetstreamManager } from "@nats-io/jetstream";
 import { freePort, startNatsServer, type RunningNatsServer } from "./nats-server.js";
 import { startTcpProxy, type TcpProxy } from "./tcp-proxy.js";
+import { waitFormed } from "./cluster-formed.js";
 
 /** The JetStream domain of the hub's buckets. */
 export const HUB_DOMAIN = "hub";
@@ -100,29 +100,6 @@ async function untilJetStream(url: string, want: (answered: boolean) => boolean,
   }
 }
 
-/** Wait until the hub's JetStream meta group has a leader and every peer: a three-replica stream can be made. */
-async function waitFormed(url: string, timeoutMs = 60_000): Promise<void> {
-  const nc: NatsConnection = await connect({ servers: url, maxReconnectAttempts: -1 });
-  try {
-    const deadline = Date.now() + timeoutMs;
-    let last: unknown;
-    while (Date.now() < deadline) {
-      try {
-        const jsm = await jetstreamManager(nc, { timeout: 3000 });
-        await jsm.streams.add({ name: "SITES_FORMED", subjects: ["sites.formed"], num_replicas: 3 });
-        await jsm.streams.delete("SITES_FORMED");
-        return;
-      } catch (err) {
-        last = err;
-        await sleep(250);
-      }
-    }
-    throw new Error(`the hub's three servers did not form a JetStream cluster within ${timeoutMs} ms: ${String(last)}`);
-  } finally {
-    await nc.close().catch(() => undefined);
-  }
-}
-
 /**
  * The hub: three servers routed to each other, server i taking the leaf
  * connections of site i through `relays[i]`. Each advertises its relay as
@@ -153,7 +130,7 @@ async function startHub(relays: readonly TcpProxy[], leafPorts: readonly number[
       throw failed.reason;
     }
     try {
-      await waitFormed(servers[0]!.url);
+      await waitFormed({ servers: servers[0]!.url }, "the hub's three servers");
     } catch (err) {
       await stop();
       throw err;
