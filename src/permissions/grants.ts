@@ -194,15 +194,8 @@ function provisioner(): Grant {
  */
 function site(): Grant {
   return {
-    publish: {
-      allow: [
-        `${API}.INFO`,
-        ...[BUCKETS.registry, ...NODE_BUCKETS, SEAT_BUCKET].flatMap(readBucket),
-        ...readStream(CHECKPOINT_STREAM),
-        ...askVerb(...ALL_VERB_SUBJECTS),
-      ],
-      deny: [...ALWAYS_DENIED, PURGE_DENIED, `${API}.STREAM.UPDATE.>`, `${API}.STREAM.CREATE.>`, "$KV.>", "$O.>", `${FEED_PREFIX}.>`],
-    },
+    // It reads what the operator reads, and publishes nothing more.
+    publish: operator().publish,
     subscribe: { allow: [`${inboxPrefix(SERVE_ROLE)}.>`, `${inboxPrefix(COMMAND_ROLE)}.>`, ...ANSWER_VERB], deny: [] },
     allow_responses: true,
   };
