@@ -17,21 +17,10 @@ import { Kvm } from "@nats-io/kv";
 import { ProvisionerClient, inboxPrefix, needsKey } from "mesh-provisioner-client";
 import { BUCKETS } from "mesh-provisioner-client/keys";
 import { freePort, startNatsServer, type RunningNatsServer } from "../helpers/nats-server.js";
-import { grantFor, type Grant } from "../../src/permissions/grants.js";
+import { grantFor } from "../../src/permissions/grants.js";
 import { Fleet } from "../helpers/processes.js";
 import { spawnServed } from "../helpers/served.js";
 import { eventually } from "../helpers/eventually.js";
-
-/**
- * The node's grant as a site's leaf server holds it: its KV writes as they
- * cross the leaf, behind the hub's domain (`$JS.<domain>.API.$KV.<bucket>.<key>`;
- * a plain `$KV.…` publish at the leaf finds no stream).
- */
-function nodeGrantAtLeaf(node: string, domain: string): Grant {
-  const g = grantFor("node", node);
-  const inDomain = (s: string): string => (s.startsWith("$KV.") ? `$JS.${domain}.API.${s}` : s);
-  return { ...g, publish: { allow: g.publish.allow.map(inDomain), deny: g.publish.deny.flatMap((s) => [s, inDomain(s)]) } };
-}
 
 describe("a node at a site writes its own keys across the leaf node, through the hub's JetStream domain", () => {
   const n1 = { user: "node-n1", password: randomBytes(12).toString("hex") };
@@ -46,7 +35,7 @@ describe("a node at a site writes its own keys across the leaf node, through the
     // The site: JetStream of its own (domain "site"), and the node's grant as the leaf's local user.
     leaf = await startNatsServer({
       jsDomain: "site",
-      configText: `accounts: ${JSON.stringify({ MESH: { jetstream: "enabled", users: [{ ...n1, permissions: nodeGrantAtLeaf("n1", "hub") }] } })}\nleafnodes { remotes: [{ url: "nats-leaf://127.0.0.1:${leafPort}", account: "MESH" }] }`,
+      configText: `accounts: ${JSON.stringify({ MESH: { jetstream: "enabled", users: [{ ...n1, permissions: grantFor("node", "n1", { jsDomain: "hub" }) }] } })}\nleafnodes { remotes: [{ url: "nats-leaf://127.0.0.1:${leafPort}", account: "MESH" }] }`,
     });
     fleet = new Fleet({ server: hub.url });
     await spawnServed(fleet);
