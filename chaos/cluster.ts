@@ -65,7 +65,6 @@ async function distinctFreePorts(n: number): Promise<number[]> {
   }
 }
 
-
 export async function startChaosCluster(nodes: readonly string[]): Promise<ChaosCluster> {
   const provisioner: UserSpec = { user: "mesh-provisioner", password: pw(), role: "provisioner" };
   const provider: UserSpec = { user: "provider", password: pw(), role: "provider" };
