@@ -85,7 +85,15 @@ describe("the dashboard's data: overview, node list, node page, filtered events,
     await kvs.needs.put("node-07.web.config", "three tokens");
     await kvs.collect.put("node-01.shell.web", "export A=1");
     await kvs.collect.put("node-02.shell.web", "export A=2");
-    await eventually(async () => assert.equal((await json(`${base}/api/overview`)).totals.needs, 70), { timeoutMs: 10_000 });
+    // The needs written, and the registry the seat's holder writes at its start: which kinds are answered follows it.
+    await eventually(
+      async () => {
+        const o = await json(`${base}/api/overview`);
+        assert.equal(o.totals.needs, 70);
+        assert.equal(o.buckets.registry.entries, 13);
+      },
+      { timeoutMs: 10_000 },
+    );
   });
 
   after(async () => {
